@@ -1,0 +1,1 @@
+"""Aluette Online server: the rules engine, bots, storage and the asyncio websocket shell."""

@@ -1,0 +1,386 @@
+"""The match as a pure state machine (DESIGN.md conventions 2-4).
+
+A :class:`Match` is built from options and a seed; :meth:`Match.apply` takes one action and
+returns the events it caused, or raises a :class:`~.errors.RuleError` and changes nothing.
+Chance (the partner draw, each shuffle, who notices a risky signal) comes only from the seed,
+so the same seed and actions always give the same match.
+
+Events are plain dicts with a ``type``. An event meant for some seats only carries ``to``
+(a list of seats): a seat's hand, the talon cards it receives, a signal. Anything without
+``to`` is public, spectators included.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import random
+from enum import StrEnum
+from typing import Any
+
+from . import rules
+from .actions import SIGNALS, Action, ChanterVote, Discard, Play, Signal
+from .cards import STRENGTH, sort_by_strength
+from .errors import (
+    BadDiscard,
+    CardNotInHand,
+    InvalidAction,
+    MatchIsOver,
+    NotYourTurn,
+    SignalsOff,
+    StateFormatError,
+    UnknownCard,
+    WrongPhase,
+)
+from .options import Options
+from .seats import left_of, partner_of
+
+Event = dict[str, Any]
+
+# Plays are immutable values: build each of the 4 x 48 once, so listing legal moves is cheap.
+_PLAYS = [{c: Play(seat, c) for c in STRENGTH} for seat in range(4)]
+
+STATE_FORMAT = 1
+
+
+class Phase(StrEnum):
+    CHANTER_VOTE = "chanter_vote"
+    CHANTER_DISCARD = "chanter_discard"
+    PLAY = "play"
+    MATCH_OVER = "match_over"
+
+
+class Match:
+    """One match of Aluette: every field is plain data so the state serializes as is."""
+
+    def __init__(self, options: Options, seed: int | str) -> None:
+        """Prefer :meth:`new`, which also returns the opening events."""
+        self.options = options
+        self.seed = seed
+        self.phase = Phase.PLAY
+        self.seating = [0, 1, 2, 3]
+        self.draw: list[list[Any]] = []
+        self.deal_number = 0
+        self.dealer = 0
+        self.hands: list[list[str]] = [[], [], [], []]
+        self.talon: list[str] = []
+        self.discards: list[list[str]] = [[], [], [], []]
+        self.play_hands: list[list[str]] = [[], [], [], []]
+        self.votes: list[bool | None] = [None, None, None, None]
+        self.to_act: int | None = None
+        self.leader = 0
+        self.trick: list[str] = []
+        self.tricks: list[dict[str, Any]] = []
+        self.points = [0, 0]
+        self.deals: list[dict[str, Any]] = []
+        self.signals: list[dict[str, Any]] = []
+        self.signal_count = 0
+        self.version = 0
+
+    # ------------------------------------------------------------------ starting
+
+    @classmethod
+    def new(cls, options: Options | None = None, seed: int | str = 0) -> tuple[Match, list[Event]]:
+        """Set up a match: the partner draw if on (R7), the first dealer (R6), the first deal."""
+        m = cls(options or Options(), seed)
+        events: list[Event] = []
+        if m.options.partner_draw:
+            drawn = rules.partner_draw(random.Random(f"aluette:{seed}:partner_draw"))
+            m.seating = list(drawn.seating)
+            m.draw = [[s, c] for s, c in drawn.cards]
+            dealer = drawn.first_dealer
+            events.append(
+                {"type": "partner_draw", "cards": [list(x) for x in m.draw],
+                 "seating": list(m.seating), "dealer": dealer}
+            )
+        elif m.options.first_dealer == "random":
+            dealer = random.Random(f"aluette:{seed}:first_dealer").randrange(4)
+        else:
+            dealer = int(m.options.first_dealer)
+        events += m._start_deal(1, dealer)
+        return m, events
+
+    def _start_deal(self, number: int, dealer: int) -> list[Event]:
+        """R8 (and R9's vote when the table plays chanter)."""
+        self.deal_number = number
+        self.dealer = dealer
+        self.hands, self.talon = rules.deal(rules.deal_rng(self.seed, number), dealer)
+        self.discards = [[], [], [], []]
+        self.votes = [None, None, None, None]
+        self.leader = left_of(dealer)
+        self.trick = []
+        self.tricks = []
+        events: list[Event] = [{"type": "deal_started", "deal_number": number, "dealer": dealer}]
+        for seat in range(4):
+            events.append(
+                {"type": "hand_dealt", "seat": seat, "cards": sort_by_strength(self.hands[seat]),
+                 "to": [seat]}
+            )
+        if self.options.chanter:
+            self.phase = Phase.CHANTER_VOTE
+            self.to_act = left_of(dealer)
+        else:
+            self._begin_play()
+        events.append({"type": "turn", "seat": self.to_act, "phase": str(self.phase)})
+        return events
+
+    def _begin_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.play_hands = [list(h) for h in self.hands]
+        self.leader = left_of(self.dealer)   # R10
+        self.to_act = self.leader
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.MATCH_OVER
+
+    @property
+    def result(self) -> str | None:
+        return rules.match_result(self.points) if self.over else None
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The turn actions ``seat`` may take now (signals, allowed any time, are not listed)."""
+        if seat != self.to_act:
+            return []
+        if self.phase is Phase.PLAY:
+            plays = _PLAYS[seat]
+            return [plays[c] for c in self.hands[seat]]   # R10: every card is legal
+        if self.phase is Phase.CHANTER_VOTE:
+            return [ChanterVote(seat, True), ChanterVote(seat, False)]
+        if self.phase is Phase.CHANTER_DISCARD:
+            return [Discard(seat, combo) for combo in itertools.combinations(self.hands[seat], 6)]
+        return []
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply one action; return its events. Raises RuleError and changes nothing if illegal.
+
+        Every check happens before the first mutation, so a refused action cannot leave the
+        state half-changed.
+        """
+        if self.phase is Phase.MATCH_OVER:
+            raise MatchIsOver("the match is over")
+        if isinstance(action, Signal):
+            events = self._signal(action)
+        elif isinstance(action, Play):
+            events = self._play(action)
+        elif isinstance(action, ChanterVote):
+            events = self._vote(action)
+        elif isinstance(action, Discard):
+            events = self._discard(action)
+        else:
+            raise InvalidAction(f"not an action: {action!r}")
+        self.version += 1
+        return events
+
+    def _check_turn(self, seat: int, phase: Phase, what: str) -> None:
+        if type(seat) is not int or not 0 <= seat <= 3:
+            raise InvalidAction(f"seat must be 0-3, not {seat!r}")
+        if self.phase is not phase:
+            raise WrongPhase(f"cannot {what} now: the table is in the {self.phase} phase")
+        if seat != self.to_act:
+            raise NotYourTurn(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
+
+    def _play(self, action: Play) -> list[Event]:
+        seat, card = action.seat, action.card
+        self._check_turn(seat, Phase.PLAY, "play a card")
+        if card not in STRENGTH:
+            raise UnknownCard(f"{card!r} is not a card code (R2)")
+        hand = self.hands[seat]
+        if card not in hand:
+            raise CardNotInHand(f"{card} is not in seat {seat}'s hand")
+        hand.remove(card)
+        self.trick.append(card)
+        events: list[Event] = [{"type": "card_played", "seat": seat, "card": card}]
+        if len(self.trick) < 4:
+            self.to_act = left_of(seat)
+            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+            return events
+        # R11: four cards down.
+        winner = rules.trick_winner(self.leader, self.trick)
+        number = len(self.tricks) + 1
+        self.tricks.append({"leader": self.leader, "cards": self.trick, "winner": winner})
+        events.append(
+            {"type": "trick_done", "number": number, "leader": self.leader,
+             "cards": list(self.trick), "winner": winner}
+        )
+        self.trick = []
+        self.leader = rules.next_leader(self.leader, winner)
+        if number < rules.TRICKS_PER_DEAL:
+            self.to_act = self.leader
+            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+            return events
+        return events + self._end_deal()
+
+    def _end_deal(self) -> list[Event]:
+        """R12-R14a: score the deal, then start the next one or end the match."""
+        score = rules.score_deal([t["winner"] for t in self.tricks], self.options.mordienne)
+        self.points[0] += score.points[0]
+        self.points[1] += score.points[1]
+        self.deals.append({
+            "dealer": self.dealer,
+            "hands": [list(h) for h in self.play_hands],
+            "tricks": [list(t["cards"]) for t in self.tricks],
+            "trick_counts": score.trick_counts,
+            "winner": score.winner,
+            "points": score.points,
+            "mordienne": score.mordienne,
+        })
+        events: list[Event] = [{
+            "type": "deal_scored", "deal_number": self.deal_number, "dealer": self.dealer,
+            "trick_counts": list(score.trick_counts), "winner": score.winner,
+            "points": list(score.points), "mordienne": score.mordienne,
+            "totals": list(self.points),
+        }]
+        target = self.options.target_points
+        finished = (
+            max(self.points) >= target if target is not None
+            else self.deal_number >= self.options.deals
+        )
+        if finished:
+            self.phase = Phase.MATCH_OVER
+            self.to_act = None
+            events.append(
+                {"type": "match_over", "points": list(self.points),
+                 "result": rules.match_result(self.points)}
+            )
+            return events
+        return events + self._start_deal(self.deal_number + 1, left_of(self.dealer))
+
+    def _vote(self, action: ChanterVote) -> list[Event]:
+        """R9: each seat in turn from the dealer's left; the first refusal ends the vote."""
+        seat = action.seat
+        self._check_turn(seat, Phase.CHANTER_VOTE, "vote on chanter")
+        if type(action.vote) is not bool:
+            raise InvalidAction("a chanter vote is true or false")
+        self.votes[seat] = action.vote
+        events: list[Event] = [{"type": "chanter_vote", "seat": seat, "vote": action.vote}]
+        if not action.vote:
+            self._begin_play()
+            events.append({"type": "chanter_result", "accepted": False})
+            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+            return events
+        if seat != self.dealer:
+            self.to_act = left_of(seat)
+            events.append({"type": "turn", "seat": self.to_act, "phase": "chanter_vote"})
+            return events
+        # All four agreed: the talon goes one at a time to the dealer's left and the dealer.
+        first, dealer = left_of(self.dealer), self.dealer
+        given = {first: self.talon[0::2], dealer: self.talon[1::2]}
+        self.hands[first] += given[first]
+        self.hands[dealer] += given[dealer]
+        self.talon = []
+        self.phase = Phase.CHANTER_DISCARD
+        self.to_act = first
+        events.append({"type": "chanter_result", "accepted": True})
+        for s in (first, dealer):
+            events.append({"type": "talon_dealt", "seat": s, "cards": given[s], "to": [s]})
+        events.append({"type": "turn", "seat": first, "phase": "chanter_discard"})
+        return events
+
+    def _discard(self, action: Discard) -> list[Event]:
+        """R9: the two seats that took the talon each discard six cards, face down."""
+        seat = action.seat
+        self._check_turn(seat, Phase.CHANTER_DISCARD, "discard")
+        cards = list(action.cards)
+        if len(cards) != 6:
+            raise BadDiscard(f"discard exactly six cards, not {len(cards)}")
+        for c in cards:
+            if c not in STRENGTH:
+                raise UnknownCard(f"{c!r} is not a card code (R2)")
+        if len(set(cards)) != 6:
+            raise BadDiscard("the six discards must be six different cards")
+        for c in cards:
+            if c not in self.hands[seat]:
+                raise CardNotInHand(f"{c} is not in seat {seat}'s hand")
+        for c in cards:
+            self.hands[seat].remove(c)
+        self.discards[seat] = cards
+        events: list[Event] = [
+            {"type": "chanter_discarded", "seat": seat},
+        ]
+        if seat == left_of(self.dealer):
+            self.to_act = self.dealer
+            events.append({"type": "turn", "seat": self.dealer, "phase": "chanter_discard"})
+        else:
+            self._begin_play()
+            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+        return events
+
+    def _signal(self, action: Signal) -> list[Event]:
+        """R15-R16: a gesture to the partner; in risky mode opponents may notice it."""
+        seat = action.seat
+        if type(seat) is not int or not 0 <= seat <= 3:
+            raise InvalidAction(f"seat must be 0-3, not {seat!r}")
+        if self.options.signals == "off":
+            raise SignalsOff("this table does not allow signals")
+        if action.signal not in SIGNALS:
+            raise InvalidAction(f"unknown signal {action.signal!r}")
+        n = action.n
+        if action.signal == "aces":
+            if type(n) is not int or not 1 <= n <= 4:
+                raise InvalidAction("the aces signal needs n from 1 to 4")
+        elif n is not None:
+            raise InvalidAction(f"the {action.signal} signal takes no number")
+        to = [partner_of(seat)]
+        if self.options.signals == "risky":
+            rng = random.Random(f"aluette:{self.seed}:signal:{self.signal_count}")
+            for opp in (left_of(seat), (seat + 3) % 4):
+                if rng.random() < self.options.signal_risk:
+                    to.append(opp)
+        self.signal_count += 1
+        record = {"deal": self.deal_number, "from_seat": seat, "signal": action.signal,
+                  "n": n, "to": sorted(to)}
+        self.signals.append(record)
+        return [{"type": "signal", "from_seat": seat, "signal": action.signal, "n": n,
+                 "to": sorted(to)}]
+
+    # ------------------------------------------------------------------ storage
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain data (for Redis), with a format version."""
+        return {
+            "format": STATE_FORMAT,
+            "options": self.options.to_dict(),
+            "seed": self.seed,
+            "phase": str(self.phase),
+            "seating": list(self.seating),
+            "draw": copy.deepcopy(self.draw),
+            "deal_number": self.deal_number,
+            "dealer": self.dealer,
+            "hands": copy.deepcopy(self.hands),
+            "talon": list(self.talon),
+            "discards": copy.deepcopy(self.discards),
+            "play_hands": copy.deepcopy(self.play_hands),
+            "votes": list(self.votes),
+            "to_act": self.to_act,
+            "leader": self.leader,
+            "trick": list(self.trick),
+            "tricks": copy.deepcopy(self.tricks),
+            "points": list(self.points),
+            "deals": copy.deepcopy(self.deals),
+            "signals": copy.deepcopy(self.signals),
+            "signal_count": self.signal_count,
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Match:
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise StateFormatError(f"unsupported match state format {data.get('format')!r}")
+        try:
+            m = cls(Options.from_dict(data["options"]), data["seed"])
+            m.phase = Phase(data["phase"])
+            for name in ("seating", "draw", "deal_number", "dealer", "hands", "talon",
+                         "discards", "play_hands", "votes", "to_act", "leader", "trick",
+                         "tricks", "points", "deals", "signals", "signal_count", "version"):
+                setattr(m, name, copy.deepcopy(data[name]))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise StateFormatError(f"corrupt match state: {exc}") from None
+        return m
+
+    def clone(self) -> Match:
+        return Match.from_dict(self.to_dict())

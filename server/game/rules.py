@@ -1,0 +1,146 @@
+"""The rules as pure functions: dealing, the partner draw, tricks and deal scoring.
+
+The state machine (:mod:`.match`), the record verifier (:mod:`.record`) and the bots' lean
+playouts (:mod:`.lean`) all call these, so each rule is written once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import ALL_CARDS, STRENGTH
+from .seats import left_of, team_of
+
+TRICKS_PER_DEAL = 9
+HAND_SIZE = 9
+TOP_FOUR = ("3o", "3c", "2o", "2c")
+
+
+def deal_rng(seed: int | str, deal_number: int) -> random.Random:
+    """Chance is an input: each deal's shuffle comes from the match seed and the deal number,
+    so a stored match needs no RNG state to be replayed or resumed."""
+    return random.Random(f"aluette:{seed}:deal:{deal_number}")
+
+
+def deal(rng: random.Random, dealer: int) -> tuple[list[list[str]], list[str]]:
+    """R8: shuffle, deal three rounds of three clockwise from the dealer's left; 12 to the talon."""
+    pack = list(ALL_CARDS)
+    rng.shuffle(pack)
+    hands: list[list[str]] = [[], [], [], []]
+    order = [(dealer + 1 + i) % 4 for i in range(4)]
+    pos = 0
+    for _round in range(3):
+        for seat in order:
+            hands[seat].extend(pack[pos : pos + 3])
+            pos += 3
+    return hands, pack[pos:]
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerDraw:
+    """R7's outcome: the cards turned up, where each seat moves to, and who deals first."""
+
+    cards: list[tuple[int, str]]   # (seat before re-seating, card) in the order turned up
+    seating: list[int]             # seating[old_seat] = new_seat
+    first_dealer: int              # a new seat: where the Madame holder now sits
+
+
+def partner_draw(rng: random.Random) -> PartnerDraw:
+    """R7: turn cards to seats 0,1,2,3,... skipping seats that hold a top card, then re-seat."""
+    pack = list(ALL_CARDS)
+    rng.shuffle(pack)
+    holder: dict[str, int] = {}
+    turned: list[tuple[int, str]] = []
+    done: set[int] = set()
+    seat = 0
+    for card in pack:
+        while seat in done:
+            seat = left_of(seat)
+        turned.append((seat, card))
+        if card in TOP_FOUR:
+            holder[card] = seat
+            done.add(seat)
+            if len(done) == 4:
+                break
+        seat = left_of(seat)
+    monsieur = holder["3o"]
+    seating = [0, 0, 0, 0]
+    seating[monsieur] = monsieur
+    seating[holder["3c"]] = (monsieur + 2) % 4
+    others = [(monsieur + k) % 4 for k in (1, 2, 3)]
+    others = [s for s in others if s not in (monsieur, holder["3c"])]
+    seating[others[0]] = (monsieur + 1) % 4
+    seating[others[1]] = (monsieur + 3) % 4
+    return PartnerDraw(turned, seating, (monsieur + 2) % 4)
+
+
+def trick_winner(leader: int, cards: Sequence[str]) -> int | None:
+    """R11: the single strongest card wins; a tie for the top strength spoils the trick (None).
+
+    ``cards`` are in play order starting with the leader.
+    """
+    best = -1
+    count = 0
+    at = 0
+    for i, card in enumerate(cards):
+        s = STRENGTH[card]
+        if s > best:
+            best, count, at = s, 1, i
+        elif s == best:
+            count += 1
+    if count > 1:
+        return None
+    return (leader + at) % 4
+
+
+def next_leader(leader: int, winner: int | None) -> int:
+    """R11: the winner leads the next trick; after a spoiled trick the same seat leads again."""
+    return leader if winner is None else winner
+
+
+@dataclass(frozen=True, slots=True)
+class DealScore:
+    trick_counts: list[int]
+    winner: int | None          # the deal winner's seat, None if all nine tricks spoiled
+    points: list[int]           # per team, for this deal
+    mordienne: bool
+
+
+def score_deal(winners: Sequence[int | None], mordienne_on: bool = True) -> DealScore:
+    """R12, R13, R13a: score a deal from each trick's winner (None = spoiled), in order."""
+    counts = [0, 0, 0, 0]
+    reached_at = [0, 0, 0, 0]
+    for i, w in enumerate(winners):
+        if w is not None:
+            counts[w] += 1
+            reached_at[w] = i
+    top = max(counts)
+    if top == 0:
+        return DealScore(counts, None, [0, 0], False)
+    # R12: among seats with the most tricks, the one that won its M-th trick earliest.
+    winner = -1
+    for s in range(4):
+        if counts[s] == top and (winner < 0 or reached_at[s] < reached_at[winner]):
+            winner = s
+    # R13/R13a: the winner's tricks are exactly the last k >= 2, in a row up to trick 9.
+    n = len(winners)
+    mordienne = (
+        mordienne_on
+        and top >= 2
+        and n == TRICKS_PER_DEAL
+        and all(w == winner for w in winners[n - top :])
+    )
+    points = [0, 0]
+    points[team_of(winner)] = 2 if mordienne else 1
+    return DealScore(counts, winner, points, mordienne)
+
+
+def match_result(points: Sequence[int]) -> str:
+    """R14: the team with more points wins; equal totals are a draw."""
+    if points[0] > points[1]:
+        return "team0"
+    if points[1] > points[0]:
+        return "team1"
+    return "draw"
