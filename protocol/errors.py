@@ -1,0 +1,96 @@
+"""The closed list of error codes and close codes, and the one exception the decoder raises.
+
+Why a closed list: a client written from docs/PROTOCOL.md must be able to switch on every
+code it can receive (DESIGN.md convention 6, "one error tree"). Adding a code is a minor
+protocol change (clients treat an unknown code like ``internal_error``); renaming or
+removing one is a major change.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class ErrorCode(enum.StrEnum):
+    """Every ``code`` an ``error`` message may carry. Values are the wire strings."""
+
+    # Framing and decoding (protocol errors: the client is malformed).
+    BAD_FRAME = "bad_frame"
+    FRAME_TOO_LARGE = "frame_too_large"
+    UNSUPPORTED_VERSION = "unsupported_version"
+    UNKNOWN_TYPE = "unknown_type"
+    INVALID_FIELD = "invalid_field"
+    UNKNOWN_CARD = "unknown_card"
+    HELLO_REQUIRED = "hello_required"
+    # Session, lobby and table management.
+    BAD_TOKEN = "bad_token"
+    NO_SUCH_TABLE = "no_such_table"
+    BAD_CODE = "bad_code"
+    SEAT_TAKEN = "seat_taken"
+    TABLE_FULL = "table_full"
+    NOT_SEATED = "not_seated"
+    NOT_AT_TABLE = "not_at_table"
+    NOT_CREATOR = "not_creator"
+    NOT_READY = "not_ready"
+    TOO_MANY_TABLES = "too_many_tables"
+    TOO_MANY_SPECTATORS = "too_many_spectators"
+    # Rule errors (the player's fault; the connection stays open).
+    NOT_YOUR_TURN = "not_your_turn"
+    CARD_NOT_IN_HAND = "card_not_in_hand"
+    WRONG_PHASE = "wrong_phase"
+    MATCH_OVER = "match_over"
+    SIGNALS_OFF = "signals_off"
+    BAD_DISCARD = "bad_discard"
+    # Server conditions.
+    RATE_LIMITED = "rate_limited"
+    STORAGE_UNAVAILABLE = "storage_unavailable"
+    INTERNAL_ERROR = "internal_error"
+
+
+class CloseCode(enum.IntEnum):
+    """WebSocket close codes the server uses (RFC 6455 §7.4; 4000-4999 are ours)."""
+
+    NORMAL = 1000
+    GOING_AWAY = 1001  # server shutting down (SIGTERM); reconnect later and resume
+    MESSAGE_TOO_BIG = 1009  # frame over the transport hard limit (see limits.py)
+    INTERNAL_ERROR = 1011
+    SERVICE_RESTART = 1012  # server restarting; reconnect soon and resume
+    PROTOCOL_ERROR = 4000  # repeated or unrecoverable protocol errors, hello_required
+    UNSUPPORTED_VERSION = 4001  # after error unsupported_version
+    BAD_TOKEN = 4002  # after error bad_token in hello
+    RATE_LIMITED = 4003  # hard rate limit exceeded
+    HELLO_TIMEOUT = 4004  # no hello within the hello timeout
+    SLOW_READER = 4008  # outgoing queue overflowed; reconnect and resume
+    SESSION_REPLACED = 4009  # the same session connected again elsewhere
+
+
+class ProtocolError(Exception):
+    """A client frame that cannot become a command.
+
+    The only exception :func:`protocol.decode_client` raises. ``id`` is the command id when
+    it could be recovered from the frame, so the server can echo it in its ``error`` reply
+    and the client can match the failure to the command it sent.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        id: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"{code.value}: {message}")
+        self.code = code
+        self.message = message
+        self.id = id
+        self.details = details
+
+
+class EventError(ValueError):
+    """An engine event dict that does not match the protocol's event types.
+
+    Raised by :func:`protocol.event_from_dict`. It is our bug, not the client's, so it is
+    deliberately not a :class:`ProtocolError`: the server logs it and must not echo it.
+    """

@@ -1,0 +1,69 @@
+"""Constrained field types shared by messages, views and events.
+
+Each alias carries its range or length as msgspec ``Meta`` so the decoder enforces it and
+reports the failing field path (``invalid_field``) without any hand-written checks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
+from . import limits
+from .cards import Card
+
+#: R4: seats are 0..3 clockwise.
+Seat = Annotated[int, Meta(ge=0, le=3)]
+#: R5: team 0 is seats 0 and 2, team 1 is seats 1 and 3.
+Team = Annotated[int, Meta(ge=0, le=1)]
+CommandId = Annotated[int, Meta(ge=0, le=limits.MAX_COMMAND_ID)]
+TableId = Annotated[str, Meta(min_length=1, max_length=limits.MAX_TABLE_ID_LEN)]
+Name = Annotated[str, Meta(min_length=1, max_length=limits.MAX_NAME_LEN)]
+Token = Annotated[str, Meta(min_length=1, max_length=limits.MAX_TOKEN_LEN)]
+JoinCode = Annotated[str, Meta(min_length=1, max_length=limits.MAX_CODE_LEN)]
+Seq = Annotated[int, Meta(ge=0)]
+Count = Annotated[int, Meta(ge=0)]
+Version = Annotated[int, Meta(ge=0, le=65535)]
+
+#: Per-seat and per-team arrays have fixed lengths.
+SeatCounts = Annotated[list[Count], Meta(min_length=4, max_length=4)]
+TeamPoints = Annotated[list[Count], Meta(min_length=2, max_length=2)]
+TrickCards = Annotated[list[Card], Meta(min_length=4, max_length=4)]
+#: ``[seat, card]`` pairs (current trick, partner draw).
+SeatCard = tuple[Seat, Card]
+
+BotLevel = Literal["random", "easy", "normal", "expert"]
+#: R15 signal vocabulary.
+SignalId = Literal[
+    "monsieur",
+    "madame",
+    "borgne",
+    "vache",
+    "grand_neuf",
+    "petit_neuf",
+    "deux_de_chene",
+    "deux_d_ecrit",
+    "aces",
+    "useless_hand",
+    "going_mordienne",
+]
+#: R15: ``aces`` carries how many (1..4).
+AcesCount = Annotated[int, Meta(ge=1, le=4)]
+SignalsMode = Literal["off", "private", "risky"]  # R16
+Phase = Literal["chanter_vote", "chanter_discard", "play", "deal_over", "match_over"]
+MatchResult = Literal["team0", "team1", "draw"]  # R14
+TableStatus = Literal["waiting", "playing", "finished", "abandoned"]
+SeatKind = Literal["empty", "human", "bot"]
+
+
+def check_signal_n(signal: str, n: int | None) -> None:
+    """R15: ``n`` is required for ``aces`` and forbidden for every other signal.
+
+    Raised as ValueError from ``__post_init__``; msgspec turns it into a ValidationError,
+    which the decoder reports as ``invalid_field``.
+    """
+    if signal == "aces" and n is None:
+        raise ValueError("`n` (1..4) is required for signal `aces` - at `$.n`")
+    if signal != "aces" and n is not None:
+        raise ValueError("`n` is only allowed for signal `aces` - at `$.n`")

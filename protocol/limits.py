@@ -1,0 +1,46 @@
+"""Limits every peer can rely on; documented in docs/PROTOCOL.md ("Limits").
+
+They live in the protocol package, not the server, because clients need them too (the CLI
+truncates a name before sending it rather than getting ``invalid_field`` back).
+"""
+
+from __future__ import annotations
+
+#: Largest client frame the server decodes; checked on the raw length before any decoding,
+#: so a huge frame costs nothing to reject (error ``frame_too_large``).
+MAX_FRAME_BYTES = 16 * 1024
+#: Largest frame the transport accepts at all (websockets ``max_size``); above it the
+#: connection is closed with 1009 instead of answered.
+TRANSPORT_MAX_BYTES = 64 * 1024
+#: Largest server frame a client must accept (a snapshot or a 50-deal match record).
+MAX_SERVER_FRAME_BYTES = 1024 * 1024
+
+#: Player and table names, in code points, after :func:`protocol.clean_text`.
+MAX_NAME_LEN = 32
+#: Table ids are chosen by the server; this bounds what a client may send back.
+MAX_TABLE_ID_LEN = 64
+#: Session tokens (opaque, server-chosen).
+MAX_TOKEN_LEN = 128
+#: Join codes of private tables.
+MAX_CODE_LEN = 16
+#: How many versions a ``hello`` may offer.
+MAX_VERSIONS = 16
+#: Human-readable ``message`` of an error.
+MAX_MESSAGE_LEN = 512
+
+#: Command ids are ints in 0..2**53 so that JavaScript clients can use plain numbers.
+MAX_COMMAND_ID = 2**53
+
+#: Token bucket per connection: sustained commands per second and burst size. Over it the
+#: command is answered with ``rate_limited``; far over it (HARD) the connection is closed.
+RATE_PER_SECOND = 20
+RATE_BURST = 40
+RATE_HARD_MULTIPLIER = 3
+
+#: Protocol limits on game values (RULES.md).
+SEATS = 4  # R4
+MAX_DEALS = 50  # option ``deals``
+MAX_TARGET_POINTS = 50  # R14a
+MAX_BOT_DELAY_MS = 10_000
+MAX_TURN_TIMER_S = 3600
+MAX_GRACE_S = 3600

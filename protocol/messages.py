@@ -1,0 +1,279 @@
+"""Client commands and server messages: every top-level frame, as tagged unions on ``type``.
+
+Every command carries a client-chosen ``id`` (an int in 0..2**53) that the server's reply
+(``ok``, ``error``, ``welcome`` or ``pong``) repeats, so a client can match replies and,
+after a reconnect, resend a command it got no reply for: the server answers a repeated id
+with the original reply and never applies the command twice.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+
+from . import limits
+from .cards import Card
+from .events import EventPayload, UnknownEvent
+from .fields import (
+    AcesCount,
+    BotLevel,
+    CommandId,
+    JoinCode,
+    Name,
+    Seat,
+    Seq,
+    SignalId,
+    TableId,
+    Token,
+    Version,
+    check_signal_n,
+)
+from .text import clean_text
+from .views import TableOptions
+
+# --------------------------------------------------------------------------- commands
+
+
+class Command(msgspec.Struct, tag_field="type"):
+    """Base of every client command: ``type`` tag, then ``id`` (echoed in the reply)."""
+
+    id: CommandId
+
+
+def _clean_name(value: str, path: str) -> str:
+    """Clean a user-supplied name; an all-control name is as bad as an empty one."""
+    cleaned = clean_text(value)
+    if not cleaned:
+        raise ValueError(f"name is empty after removing control characters - at `$.{path}`")
+    return cleaned
+
+
+class Hello(Command, tag="hello", kw_only=True):
+    """First message of every connection: offered versions, display name, optional token.
+
+    ``token`` is the session token of an earlier ``welcome``: with it the server restores
+    that session (same player id, same seats) instead of creating a new one.
+    ``name`` arrives already cleaned (:func:`protocol.clean_text`).
+    """
+
+    versions: Annotated[list[Version], Meta(min_length=1, max_length=limits.MAX_VERSIONS)]
+    name: Name
+    token: Token | None = None
+
+    def __post_init__(self) -> None:
+        self.name = _clean_name(self.name, "name")
+
+
+class Resume(Command, tag="resume", kw_only=True):
+    """Re-subscribe to a table after a reconnect; the server replays events after
+    ``last_seq`` (or sends a snapshot if they are no longer kept)."""
+
+    token: Token
+    table: TableId
+    last_seq: Seq
+
+
+class Ping(Command, tag="ping", kw_only=True):
+    """Application keepalive; answered by ``pong`` with the same id."""
+
+
+class ListTables(Command, tag="list_tables", kw_only=True):
+    """Ask for the lobby: ``ok`` result ``{"tables": [TableInfo, ...]}`` (public tables)."""
+
+
+class CreateTable(Command, tag="create_table", kw_only=True):
+    """Create a table; the creator is seated (seat 0) and may add bots and start it."""
+
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+    private: bool = False
+    name: Name | None = None
+
+    def __post_init__(self) -> None:
+        if self.name is not None:
+            self.name = _clean_name(self.name, "name")
+
+
+class Join(Command, tag="join", kw_only=True):
+    """Take a seat (``seat`` None: any free seat); ``code`` is needed for private tables."""
+
+    table: TableId
+    seat: Seat | None = None
+    code: JoinCode | None = None
+
+
+class Leave(Command, tag="leave", kw_only=True):
+    """Leave a seat or stop spectating (a bot takes the seat if a match is running)."""
+
+    table: TableId
+
+
+class AddBot(Command, tag="add_bot", kw_only=True):
+    """Creator only: seat a bot of ``level`` in an empty seat."""
+
+    table: TableId
+    seat: Seat
+    level: BotLevel = "normal"
+
+
+class RemoveBot(Command, tag="remove_bot", kw_only=True):
+    """Creator only: remove a bot before the match starts."""
+
+    table: TableId
+    seat: Seat
+
+
+class Spectate(Command, tag="spectate", kw_only=True):
+    """Watch a table (R16: spectators never receive hands or signals)."""
+
+    table: TableId
+    code: JoinCode | None = None
+
+
+class Start(Command, tag="start", kw_only=True):
+    """Creator only: start the match (empty seats are filled with bots)."""
+
+    table: TableId
+
+
+class Play(Command, tag="play", kw_only=True):
+    """R10: play ``card`` from your hand to the current trick."""
+
+    table: TableId
+    card: Card
+
+
+class ChanterVote(Command, tag="chanter_vote", kw_only=True):
+    """R9: say whether you want to chanter."""
+
+    table: TableId
+    vote: bool
+
+
+class Discard(Command, tag="discard", kw_only=True):
+    """R9: after the talon, discard exactly six distinct cards of your hand."""
+
+    table: TableId
+    cards: Annotated[list[Card], Meta(min_length=6, max_length=6)]
+
+
+class Signal(Command, tag="signal", kw_only=True):
+    """R15: send a signal to your partner; ``n`` (1..4) only and always for ``aces``."""
+
+    table: TableId
+    signal: SignalId
+    n: AcesCount | None = None
+
+    def __post_init__(self) -> None:
+        check_signal_n(self.signal, self.n)
+
+
+class GetRecord(Command, tag="get_record", kw_only=True):
+    """Ask for the R17 record of the table's match: ``ok`` result ``{"record": {...}}``."""
+
+    table: TableId
+
+
+ClientCommand = (
+    Hello
+    | Resume
+    | Ping
+    | ListTables
+    | CreateTable
+    | Join
+    | Leave
+    | AddBot
+    | RemoveBot
+    | Spectate
+    | Start
+    | Play
+    | ChanterVote
+    | Discard
+    | Signal
+    | GetRecord
+)
+
+# --------------------------------------------------------------------------- server
+
+
+class ServerBase(msgspec.Struct, tag_field="type", kw_only=True):
+    """Base of every server message."""
+
+
+class Welcome(ServerBase, tag="welcome", kw_only=True):
+    """Reply to ``hello``: the chosen version and the session token to resume with."""
+
+    id: CommandId | None
+    version: Version
+    session: Token
+    player_id: Annotated[str, Meta(min_length=1, max_length=limits.MAX_TOKEN_LEN)]
+    name: Name
+
+
+class Ok(ServerBase, tag="ok", kw_only=True):
+    """Success reply to command ``id``; ``result`` depends on the command (PROTOCOL.md)."""
+
+    id: CommandId
+    result: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Error(ServerBase, tag="error", kw_only=True):
+    """Failure reply; ``id`` is None when the frame's id could not be read.
+
+    ``code`` is typed ``str`` (not :class:`ErrorCode`) on purpose: new codes are a minor
+    change, and an older client must still decode them.
+    """
+
+    id: CommandId | None = None
+    code: str
+    message: Annotated[str, Meta(max_length=limits.MAX_MESSAGE_LEN)] = ""
+    details: dict[str, Any] | None = None
+
+
+class Pong(ServerBase, tag="pong", kw_only=True):
+    """Reply to ``ping``."""
+
+    id: CommandId
+
+
+class Event(ServerBase, tag="event", kw_only=True):
+    """One table event with its per-table, per-viewer gap-free sequence number.
+
+    ``event`` None (or absent) is a placeholder: something happened that this viewer may
+    not see (another seat's hand, a signal to someone else); its ``seq`` still counts.
+    """
+
+    table: TableId
+    seq: Seq
+    event: EventPayload | None = None
+
+
+ServerMessage = Welcome | Ok | Error | Pong | Event
+
+# Lenient envelope used only when decoding an event of a type this client does not know.
+
+
+class _LenientEvent(msgspec.Struct, tag_field="type", tag="event", kw_only=True):
+    table: TableId
+    seq: Seq
+    event: dict[str, Any] | None = None
+
+
+def _unknown_event(raw: _LenientEvent) -> Event:
+    data = dict(raw.event or {})
+    return Event(
+        table=raw.table,
+        seq=raw.seq,
+        event=UnknownEvent(type=str(data.pop("type", "")), data=data),  # type: ignore[arg-type]
+    )
+
+
+CLIENT_TYPES: dict[str, type[Command]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in ClientCommand.__args__  # type: ignore[attr-defined]
+}
+SERVER_TYPES: dict[str, type[ServerBase]] = {
+    cls.__struct_config__.tag: cls  # type: ignore[misc]
+    for cls in ServerMessage.__args__  # type: ignore[attr-defined]
+}

@@ -1,0 +1,134 @@
+"""Typed mirrors of what the engine and the lobby build: options, table info, table view.
+
+The engine builds a per-viewer view (DESIGN.md convention 4); these structs only give it a
+wire shape and validate it, they never filter. Field names match the engine's dicts so
+:func:`protocol.view_from_dict` is a plain ``msgspec.convert``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from . import limits
+from .cards import Card
+from .fields import (
+    AcesCount,
+    BotLevel,
+    Count,
+    MatchResult,
+    Name,
+    Phase,
+    Seat,
+    SeatCard,
+    SeatCounts,
+    SeatKind,
+    SignalId,
+    SignalsMode,
+    TableId,
+    TableStatus,
+    TeamPoints,
+    TrickCards,
+    check_signal_n,
+)
+
+
+class TableOptions(msgspec.Struct, kw_only=True):
+    """Options of a table; game options cite their rule, the rest are server options.
+
+    Every field has a default, so ``{}`` is a valid options map (a 5-deal match, R14).
+    """
+
+    deals: Annotated[int, Meta(ge=1, le=limits.MAX_DEALS)] = 5  # R14
+    target_points: Annotated[int, Meta(ge=1, le=limits.MAX_TARGET_POINTS)] | None = None  # R14a
+    mordienne: bool = True  # R13
+    chanter: bool = False  # R9
+    partner_draw: bool = False  # R7
+    first_dealer: Seat | Literal["random"] = "random"  # R6
+    signals: SignalsMode = "private"  # R16
+    signal_risk: Annotated[float, Meta(ge=0.0, le=1.0)] = 0.25  # R16
+    auto_start: bool = False
+    bot_delay_ms: Annotated[int, Meta(ge=0, le=limits.MAX_BOT_DELAY_MS)] = 600
+    turn_timer_s: Annotated[int, Meta(ge=1, le=limits.MAX_TURN_TIMER_S)] | None = None
+    grace_s: Annotated[int, Meta(ge=0, le=limits.MAX_GRACE_S)] = 120
+    bot_level: BotLevel = "normal"
+
+
+class SeatInfo(msgspec.Struct, kw_only=True):
+    """Who sits in one seat, as the lobby shows it."""
+
+    kind: SeatKind = "empty"
+    name: Name | None = None
+    level: BotLevel | None = None
+    connected: bool = False
+
+
+class TableInfo(msgspec.Struct, kw_only=True):
+    """A table as listed in the lobby (``list_tables``, ``table_changed``)."""
+
+    table: TableId
+    name: Annotated[str, Meta(max_length=limits.MAX_NAME_LEN)] = ""
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+    private: bool = False
+    seats: Annotated[list[SeatInfo], Meta(min_length=4, max_length=4)]
+    status: TableStatus = "waiting"
+    spectators: Count = 0
+    creator: Seat | None = None
+
+
+class TrickInfo(msgspec.Struct, kw_only=True):
+    """A completed trick: cards in play order from ``leader``; winner None = spoiled (R11)."""
+
+    leader: Seat
+    cards: TrickCards
+    winner: Seat | None
+
+
+class DealInfo(msgspec.Struct, kw_only=True):
+    """A finished deal's score (R12, R13); winner None = all nine tricks spoiled."""
+
+    dealer: Seat
+    winner: Seat | None
+    points: TeamPoints
+    mordienne: bool
+    trick_counts: SeatCounts
+
+
+class SignalInfo(msgspec.Struct, kw_only=True):
+    """A signal the viewer received this deal (R15, R16)."""
+
+    from_seat: Seat
+    signal: SignalId
+    n: AcesCount | None = None
+
+    def __post_init__(self) -> None:
+        check_signal_n(self.signal, self.n)
+
+
+class TableView(msgspec.Struct, kw_only=True):
+    """What one viewer may know of a table in play (the engine's per-seat view).
+
+    ``viewer`` None is a spectator: empty ``hand``, no ``signals`` (R16).
+    """
+
+    viewer: Seat | None
+    phase: Phase
+    options: TableOptions
+    deal_number: Count
+    dealer: Seat
+    to_act: Seat | None
+    hand: Annotated[list[Card], Meta(max_length=15)]
+    hand_sizes: SeatCounts
+    leader: Seat
+    trick: Annotated[list[SeatCard], Meta(max_length=4)]
+    tricks: Annotated[list[TrickInfo], Meta(max_length=9)]
+    trick_counts: SeatCounts
+    points: TeamPoints
+    deals: Annotated[list[DealInfo], Meta(max_length=1000)]
+    chanter_votes: Annotated[list[bool | None], Meta(min_length=4, max_length=4)]
+    signals: list[SignalInfo]
+    draw: Annotated[list[SeatCard], Meta(max_length=48)]
+    result: MatchResult | None = None
+
