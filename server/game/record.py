@@ -1,0 +1,224 @@
+"""Match records (R17) and their verification by replay (R18).
+
+A record stores only what happened: options, seats, and for each deal the dealer, the hands
+as played and the tricks in play order. Who led, who won and every score are derived here
+from the rules, never read from the file, so a record cannot lie about a result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import rules
+from .cards import STRENGTH
+from .errors import InvalidOptions
+from .match import Match, Phase
+from .options import Options
+from .seats import left_of
+
+RECORD_FORMAT = "aluette-record/1"
+
+
+class RecordError(ValueError):
+    """A record that breaks a rule (R18); says where: deal and trick (1-based), seat, card."""
+
+    def __init__(
+        self,
+        what: str,
+        deal: int | None = None,
+        trick: int | None = None,
+        seat: int | None = None,
+        card: object = None,
+    ) -> None:
+        self.what, self.deal, self.trick, self.seat, self.card = what, deal, trick, seat, card
+        where = []
+        if deal is not None:
+            where.append(f"deal {deal}")
+        if trick is not None:
+            where.append(f"trick {trick}")
+        if seat is not None:
+            where.append(f"seat {seat}")
+        if card is not None:
+            where.append(f"card {card!r}" if not isinstance(card, str) else f"card {card}")
+        super().__init__(", ".join(where) + (": " if where else "") + what)
+
+
+def export_record(
+    match: Match,
+    seats: list[str] | None = None,
+    *,
+    include_seed: bool = False,
+    include_signals: bool = False,
+) -> dict[str, Any]:
+    """Write ``match`` (finished or not) as a record: finished deals, then the current one's
+    finished tricks once its play has begun.
+
+    The seed and the signals are private while a match runs (the seed predicts every hand),
+    so they are written only when asked for.
+    """
+    deals = [
+        {"dealer": d["dealer"], "hands": [list(h) for h in d["hands"]],
+         "tricks": [list(t) for t in d["tricks"]]}
+        for d in match.deals
+    ]
+    if match.phase is Phase.PLAY:
+        deals.append({
+            "dealer": match.dealer,
+            "hands": [list(h) for h in match.play_hands],
+            "tricks": [list(t["cards"]) for t in match.tricks],
+        })
+    record: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "options": match.options.to_dict(),
+        "seats": list(seats) if seats else [f"Seat {s}" for s in range(4)],
+        "complete": match.over,
+        "deals": deals,
+    }
+    if include_seed:
+        record["seed"] = match.seed
+    if include_signals:
+        for number, d in enumerate(deals, start=1):
+            d["signals"] = [
+                {"from_seat": s["from_seat"], "signal": s["signal"], "n": s["n"]}
+                for s in match.signals if s["deal"] == number
+            ]
+    return record
+
+
+@dataclass
+class _Replay:
+    """One deal replayed under the rules."""
+
+    summary: dict[str, Any]
+    points: list[int]
+
+
+def _check_hands(number: int, hands: object) -> list[list[str]]:
+    if not isinstance(hands, list) or len(hands) != 4:
+        raise RecordError("hands must list four seats' cards", deal=number)
+    seen: dict[str, int] = {}
+    out: list[list[str]] = []
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, list):
+            raise RecordError("a hand must be a list of card codes", deal=number, seat=seat)
+        for card in hand:
+            if card not in STRENGTH:
+                raise RecordError("unknown card code (R2)", deal=number, seat=seat, card=card)
+            if card in seen:
+                raise RecordError(
+                    f"card dealt twice (also in seat {seen[card]}'s hand)",
+                    deal=number, seat=seat, card=card,
+                )
+            seen[card] = seat
+        if len(hand) != rules.HAND_SIZE:
+            raise RecordError(
+                f"hand has {len(hand)} cards, expected {rules.HAND_SIZE} (R8)",
+                deal=number, seat=seat,
+            )
+        out.append(list(hand))
+    return out
+
+
+def _replay_deal(number: int, deal: object, options: Options, last: bool,
+                 complete: bool) -> _Replay:
+    if not isinstance(deal, dict):
+        raise RecordError("a deal must be an object with dealer, hands and tricks", deal=number)
+    dealer = deal.get("dealer")
+    if type(dealer) is not int or not 0 <= dealer <= 3:
+        raise RecordError(f"dealer must be a seat 0-3, not {dealer!r}", deal=number)
+    hands = _check_hands(number, deal.get("hands"))
+    tricks = deal.get("tricks")
+    if not isinstance(tricks, list):
+        raise RecordError("tricks must be a list", deal=number)
+    may_be_short = last and not complete
+    if len(tricks) > rules.TRICKS_PER_DEAL or (
+        len(tricks) < rules.TRICKS_PER_DEAL and not may_be_short
+    ):
+        raise RecordError(
+            f"deal has {len(tricks)} tricks, expected {rules.TRICKS_PER_DEAL} (R11)", deal=number
+        )
+    remaining = [set(h) for h in hands]
+    played: dict[str, tuple[int, int]] = {}
+    leader = left_of(dealer)                       # R10
+    out_tricks: list[dict[str, Any]] = []
+    winners: list[int | None] = []
+    for t, cards in enumerate(tricks, start=1):
+        if not isinstance(cards, list) or len(cards) != 4:
+            n = len(cards) if isinstance(cards, list) else "no"
+            raise RecordError(f"a trick has four cards, this one has {n}", deal=number, trick=t)
+        for i, card in enumerate(cards):
+            seat = (leader + i) % 4
+            if card not in STRENGTH:
+                raise RecordError("unknown card code (R2)", deal=number, trick=t, seat=seat,
+                                  card=card)
+            if card in played:
+                raise RecordError(
+                    f"card played twice (already in trick {played[card][0]})",
+                    deal=number, trick=t, seat=seat, card=card,
+                )
+            if card not in remaining[seat]:
+                raise RecordError("card not in that seat's hand", deal=number, trick=t,
+                                  seat=seat, card=card)
+            remaining[seat].discard(card)
+            played[card] = (t, seat)
+        winner = rules.trick_winner(leader, cards)   # R11
+        out_tricks.append({"leader": leader, "winner": winner})
+        winners.append(winner)
+        leader = rules.next_leader(leader, winner)
+    summary: dict[str, Any] = {"dealer": dealer, "tricks": out_tricks}
+    if len(winners) == rules.TRICKS_PER_DEAL:
+        score = rules.score_deal(winners, options.mordienne)
+        summary.update(trick_counts=score.trick_counts, winner=score.winner,
+                       points=score.points, mordienne=score.mordienne)
+        return _Replay(summary, score.points)
+    counts = [sum(1 for w in winners if w == s) for s in range(4)]
+    summary.update(trick_counts=counts, winner=None, points=[0, 0], mordienne=False,
+                   complete=False)
+    return _Replay(summary, [0, 0])
+
+
+def verify_record(record: object) -> dict[str, Any]:
+    """R18: replay a record under the rules; return the derived summary or raise RecordError."""
+    if not isinstance(record, dict):
+        raise RecordError("a record is a JSON object")
+    if record.get("format") != RECORD_FORMAT:
+        raise RecordError(f"format must be {RECORD_FORMAT!r}, not {record.get('format')!r}")
+    try:
+        options = Options.from_dict(record.get("options"))
+    except (InvalidOptions, TypeError) as exc:
+        raise RecordError(f"bad options: {exc}") from None
+    deals = record.get("deals")
+    if not isinstance(deals, list) or not deals:
+        raise RecordError("deals must be a non-empty list")
+    complete = record.get("complete", True) is not False
+    points = [0, 0]
+    out: list[dict[str, Any]] = []
+    previous_dealer: int | None = None
+    target = options.target_points
+    for number, deal in enumerate(deals, start=1):
+        if target is not None and max(points) >= target:
+            raise RecordError(f"deal after a team reached target_points {target} (R14a)",
+                              deal=number)
+        if target is None and number > options.deals:
+            raise RecordError(f"more deals than the {options.deals} the options say (R14)",
+                              deal=number)
+        replay = _replay_deal(number, deal, options, number == len(deals), complete)
+        dealer = replay.summary["dealer"]
+        if previous_dealer is not None and dealer != left_of(previous_dealer):
+            raise RecordError(
+                f"dealer {dealer} should be {left_of(previous_dealer)}: the deal passes to the"
+                " left (R6)", deal=number,
+            )
+        previous_dealer = dealer
+        points[0] += replay.points[0]
+        points[1] += replay.points[1]
+        out.append(replay.summary)
+    ended = max(points) >= target if target is not None else len(deals) == options.deals
+    if complete and not ended:
+        raise RecordError(
+            f"the match is not over after {len(deals)} deals (R14)"
+            + (f"; no team reached {target}" if target is not None else "")
+        )
+    result = rules.match_result(points) if ended and out[-1].get("complete", True) else "unfinished"
+    return {"deals": out, "points": points, "result": result}

@@ -1,0 +1,134 @@
+"""``aluette-record``: verify and show match records (R17, R18) from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import card_name
+from .record import RecordError, verify_record
+
+
+def _load(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except UnicodeDecodeError:
+        raise RecordError("not UTF-8 text") from None
+    except OSError as exc:
+        raise RecordError(f"cannot read: {exc.strerror or exc}") from None
+
+
+def _team(seat: int | None) -> str:
+    return "-" if seat is None else f"team {seat % 2}"
+
+
+def _summary_text(path: str, summary: dict[str, Any]) -> str:
+    lines = [f"{path}: OK"]
+    for number, deal in enumerate(summary["deals"], start=1):
+        spoiled = sum(1 for t in deal["tricks"] if t["winner"] is None)
+        if deal["winner"] is None:
+            outcome = "nobody scores" if deal.get("complete", True) else "unfinished"
+        else:
+            kind = "mordienne, " if deal["mordienne"] else ""
+            outcome = (f"seat {deal['winner']} wins ({kind}{_team(deal['winner'])} "
+                       f"+{max(deal['points'])})")
+        lines.append(
+            f"  deal {number}: dealer {deal['dealer']}, tricks {deal['trick_counts']}, "
+            f"{spoiled} spoiled, {outcome}"
+        )
+    pts = summary["points"]
+    lines.append(f"  points: team 0 {pts[0]}, team 1 {pts[1]}; result: {summary['result']}")
+    return "\n".join(lines)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    status = 0
+    for path in args.files:
+        try:
+            summary = verify_record(_load(path))
+        except RecordError as exc:
+            print(f"{path}: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        if args.json:
+            print(json.dumps(summary, separators=(", ", ": ")))
+        else:
+            print(_summary_text(path, summary))
+    return status
+
+
+def render_match(record: dict[str, Any], summary: dict[str, Any]) -> str:
+    """A verified record, trick by trick, in words: card names, leaders, winners, results."""
+    names = record.get("seats") or []
+    out: list[str] = []
+
+    def who(seat: int) -> str:
+        name = names[seat] if seat < len(names) and isinstance(names[seat], str) else ""
+        return f"seat {seat}" + (f" ({name})" if name else "")
+
+    for number, (deal, result) in enumerate(
+        zip(record["deals"], summary["deals"], strict=True), start=1
+    ):
+        out.append(f"Deal {number}, dealt by {who(result['dealer'])}")
+        for t, (cards, trick) in enumerate(zip(deal["tricks"], result["tricks"], strict=True),
+                                           start=1):
+            leader = trick["leader"]
+            plays = ", ".join(
+                f"{who((leader + i) % 4)} {c} {card_name(c)}" for i, c in enumerate(cards)
+            )
+            end = ("spoiled: the same seat leads again (R11)" if trick["winner"] is None
+                   else f"won by {who(trick['winner'])}")
+            out.append(f"  trick {t}, led by {who(leader)}: {plays} -> {end}")
+        if result["winner"] is None:
+            out.append("  Result: " + ("all tricks spoiled, nobody scores"
+                                       if result.get("complete", True) else "deal unfinished"))
+        else:
+            out.append(
+                f"  Result: {who(result['winner'])} wins the deal with "
+                f"{result['trick_counts'][result['winner']]} tricks"
+                + (": MORDIENNE, " if result["mordienne"] else ", ")
+                + f"team {result['winner'] % 2} scores {max(result['points'])}"
+            )
+    pts = summary["points"]
+    verdict = {"team0": "team 0 wins", "team1": "team 1 wins", "draw": "a draw"}.get(
+        summary["result"], "match unfinished")
+    out.append(f"Match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict}")
+    return "\n".join(out)
+
+
+def _show(args: argparse.Namespace) -> int:
+    path = args.file
+    try:
+        record = _load(path)
+        summary = verify_record(record)
+    except RecordError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    print(render_match(record, summary))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="aluette-record", description="Verify or show Aluette match records (R17, R18)."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    verify = sub.add_parser("verify", help="replay records under the rules")
+    verify.add_argument("--json", action="store_true", help="one JSON object per file")
+    verify.add_argument("files", nargs="+", metavar="FILE")
+    show = sub.add_parser("show", help="print a match trick by trick")
+    show.add_argument("file", metavar="FILE")
+    args = parser.parse_args(argv)
+    return _verify(args) if args.command == "verify" else _show(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
