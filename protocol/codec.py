@@ -158,9 +158,7 @@ def error(
     details: dict[str, Any] | None = None,
 ) -> Error:
     """An ``error`` message; ``message`` is truncated to MAX_MESSAGE_LEN."""
-    return Error(
-        id=id, code=code.value, message=message[: limits.MAX_MESSAGE_LEN], details=details
-    )
+    return Error(id=id, code=code.value, message=message[: limits.MAX_MESSAGE_LEN], details=details)
 
 
 def unsupported_version(id: int | None) -> Error:

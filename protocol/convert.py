@@ -50,5 +50,9 @@ def options_from_dict(d: dict[str, Any]) -> TableOptions:
 
 
 def to_dict(msg: msgspec.Struct) -> Any:
-    """Any protocol struct → plain builtins (dicts, lists), e.g. to persist or log it."""
-    return msgspec.to_builtins(msg)
+    """Any protocol struct → the plain dict a msgpack/JSON reader sees (tuples as lists).
+
+    Goes through the wire encoding on purpose: the result is exactly what a third-party
+    client decodes, which is what we want to persist, log or compare in tests.
+    """
+    return msgspec.msgpack.decode(msgspec.msgpack.encode(msg))

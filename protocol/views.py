@@ -131,4 +131,3 @@ class TableView(msgspec.Struct, kw_only=True):
     signals: list[SignalInfo]
     draw: Annotated[list[SeatCard], Meta(max_length=48)]
     result: MatchResult | None = None
-

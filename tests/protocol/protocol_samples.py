@@ -1,0 +1,244 @@
+"""Representative messages shared by the golden, bench-like and error tests.
+
+Values are what a real table produces (RULES.md examples), so the golden vectors double as
+worked examples for docs/PROTOCOL.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import protocol as p
+
+OPTIONS = p.TableOptions(deals=5, chanter=True, signals="risky", first_dealer=3)
+
+
+def table_info() -> p.TableInfo:
+    return p.TableInfo(
+        table="t-7f3a",
+        name="Ana's table",
+        options=OPTIONS,
+        private=False,
+        seats=[
+            p.SeatInfo(kind="human", name="Ana", connected=True),
+            p.SeatInfo(kind="bot", name="Bot 1", level="normal", connected=True),
+            p.SeatInfo(kind="human", name="Cy", connected=False),
+            p.SeatInfo(),
+        ],
+        status="waiting",
+        spectators=1,
+        creator=0,
+    )
+
+
+def table_view() -> p.TableView:
+    return p.TableView(
+        viewer=0,
+        phase="play",
+        options=OPTIONS,
+        deal_number=2,
+        dealer=0,
+        to_act=3,
+        hand=["3o", "1b", "Rc", "9e", "4o", "Vb", "7c"],
+        hand_sizes=[7, 7, 7, 6],
+        leader=1,
+        trick=[(1, "2c"), (2, "Ce")],
+        tricks=[
+            p.TrickInfo(leader=1, cards=["5o", "8b", "Rb", "1c"], winner=0),
+            p.TrickInfo(leader=0, cards=["Ro", "Re", "6b", "3e"], winner=None),
+        ],
+        trick_counts=[1, 0, 0, 0],
+        points=[1, 0],
+        deals=[
+            p.DealInfo(
+                dealer=3, winner=2, points=[1, 0], mordienne=False, trick_counts=[2, 1, 4, 2]
+            )
+        ],
+        chanter_votes=[True, False, None, None],
+        signals=[p.SignalInfo(from_seat=2, signal="aces", n=2)],
+        draw=[],
+        result=None,
+    )
+
+
+def golden_messages() -> list[tuple[str, str, Any]]:
+    """(name, direction, message) of every vector in golden/vectors.json."""
+    return [
+        ("hello", "client", p.Hello(id=1, versions=[1], name="Ana")),
+        ("hello_resume", "client", p.Hello(id=1, versions=[1, 2], name="Ana", token="s3cr3t")),
+        ("resume", "client", p.Resume(id=9, token="s3cr3t", table="t-7f3a", last_seq=41)),
+        ("ping", "client", p.Ping(id=2)),
+        ("list_tables", "client", p.ListTables(id=3)),
+        (
+            "create_table",
+            "client",
+            p.CreateTable(id=4, options=OPTIONS, private=True, name="Friday"),
+        ),
+        ("join", "client", p.Join(id=5, table="t-7f3a", seat=2, code="K7Q2")),
+        ("join_any", "client", p.Join(id=5, table="t-7f3a")),
+        ("leave", "client", p.Leave(id=6, table="t-7f3a")),
+        ("add_bot", "client", p.AddBot(id=7, table="t-7f3a", seat=1, level="expert")),
+        ("remove_bot", "client", p.RemoveBot(id=8, table="t-7f3a", seat=1)),
+        ("spectate", "client", p.Spectate(id=10, table="t-7f3a")),
+        ("start", "client", p.Start(id=11, table="t-7f3a")),
+        ("play", "client", p.Play(id=12, table="t-7f3a", card="3o")),
+        ("chanter_vote", "client", p.ChanterVote(id=13, table="t-7f3a", vote=True)),
+        (
+            "discard",
+            "client",
+            p.Discard(id=14, table="t-7f3a", cards=["4o", "4c", "5b", "6e", "7o", "3b"]),
+        ),
+        ("signal_aces", "client", p.Signal(id=15, table="t-7f3a", signal="aces", n=3)),
+        ("signal_madame", "client", p.Signal(id=16, table="t-7f3a", signal="madame")),
+        ("get_record", "client", p.GetRecord(id=17, table="t-7f3a")),
+        (
+            "welcome",
+            "server",
+            p.Welcome(id=1, version=1, session="s3cr3t", player_id="p-19", name="Ana"),
+        ),
+        ("ok_join", "server", p.Ok(id=5, result={"seat": 2})),
+        ("ok_empty", "server", p.Ok(id=12)),
+        (
+            "error_card",
+            "server",
+            p.Error(
+                id=12,
+                code="card_not_in_hand",
+                message="you do not hold 3o",
+                details={"card": "3o"},
+            ),
+        ),
+        ("error_version", "server", p.unsupported_version(1)),
+        ("pong", "server", p.Pong(id=2)),
+        ("ev_placeholder", "server", p.placeholder("t-7f3a", 7)),
+        (
+            "ev_snapshot",
+            "server",
+            p.Event(table="t-7f3a", seq=40, event=p.Snapshot(view=table_view())),
+        ),
+        (
+            "ev_table_changed",
+            "server",
+            p.Event(table="t-7f3a", seq=1, event=p.TableChanged(table=table_info())),
+        ),
+        ("ev_connected", "server", p.Event(table="t-7f3a", seq=2, event=p.PlayerConnected(seat=2))),
+        (
+            "ev_disconnected",
+            "server",
+            p.Event(table="t-7f3a", seq=3, event=p.PlayerDisconnected(seat=2)),
+        ),
+        (
+            "ev_partner_draw",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=4,
+                event=p.PartnerDraw(
+                    cards=[(0, "5o"), (1, "3c"), (2, "Rb"), (3, "2o"), (0, "3o"), (2, "2c")],
+                    seating=[0, 2, 1, 3],
+                    dealer=2,
+                ),
+            ),
+        ),
+        (
+            "ev_deal_started",
+            "server",
+            p.Event(table="t-7f3a", seq=5, event=p.DealStarted(deal_number=1, dealer=3)),
+        ),
+        (
+            "ev_hand_dealt",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=6,
+                event=p.HandDealt(
+                    seat=0, cards=["3o", "1b", "Rc", "9e", "4o", "Vb", "7c", "2e", "8o"]
+                ),
+            ),
+        ),
+        (
+            "ev_chanter_vote",
+            "server",
+            p.Event(table="t-7f3a", seq=10, event=p.ChanterVoted(seat=0, vote=True)),
+        ),
+        (
+            "ev_chanter_result",
+            "server",
+            p.Event(table="t-7f3a", seq=14, event=p.ChanterResult(accepted=True)),
+        ),
+        (
+            "ev_talon_dealt",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=15,
+                event=p.TalonDealt(seat=0, cards=["1o", "1c", "Co", "Cc", "6o", "6c"]),
+            ),
+        ),
+        (
+            "ev_chanter_discarded",
+            "server",
+            p.Event(table="t-7f3a", seq=17, event=p.ChanterDiscarded(seat=0)),
+        ),
+        (
+            "ev_card_played",
+            "server",
+            p.Event(table="t-7f3a", seq=19, event=p.CardPlayed(seat=1, card="3o")),
+        ),
+        (
+            "ev_trick_done",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=23,
+                event=p.TrickDone(number=1, leader=1, cards=["3o", "1b", "Rb", "4e"], winner=1),
+            ),
+        ),
+        (
+            "ev_trick_spoiled",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=28,
+                event=p.TrickDone(number=2, leader=1, cards=["Ro", "Re", "6b", "3e"], winner=None),
+            ),
+        ),
+        (
+            "ev_deal_scored",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=70,
+                event=p.DealScored(
+                    deal_number=1,
+                    dealer=3,
+                    trick_counts=[0, 5, 2, 1],
+                    winner=1,
+                    points=[0, 2],
+                    mordienne=True,
+                    totals=[0, 2],
+                ),
+            ),
+        ),
+        (
+            "ev_match_over",
+            "server",
+            p.Event(
+                table="t-7f3a",
+                seq=400,
+                event=p.MatchOver(
+                    points=[3, 2],
+                    result="team0",
+                    record={"format": "aluette-record/1", "options": {"deals": 5}},
+                ),
+            ),
+        ),
+        (
+            "ev_signal",
+            "server",
+            p.Event(
+                table="t-7f3a", seq=30, event=p.SignalReceived(from_seat=2, signal="aces", n=2)
+            ),
+        ),
+        ("ev_turn", "server", p.Event(table="t-7f3a", seq=31, event=p.Turn(seat=3))),
+    ]
