@@ -1,0 +1,219 @@
+"""``aluette-arena``: measure one bot level against another over duplicate deals.
+
+Duplicate play cancels card luck: every dealt hand is played twice with the same seed (so
+the same cards, R8 and ``rules.deal_rng``) and the same dealer, once with team A on seats
+0 and 2 and once with team A on seats 1 and 3 (R5). One *duplicate pair* is one sample.
+
+Statistic: A's share of all points, ``R = sum(a_j) / sum(a_j + b_j)`` over pairs j. Its 95%
+confidence interval uses the delta method for a ratio of means with pairs as independent
+samples: with ``t_j = a_j + b_j`` and residuals ``d_j = a_j - R * t_j``,
+``Var(R) ~= sum(d_j^2) / (n (n - 1) mean(t)^2)`` and the interval is ``R +- 1.96 sqrt(Var)``
+(clipped to [0, 1]). Pairs in which nobody scored carry no information about the share and
+contribute nothing but still count in n. See :func:`share_ci`.
+
+The arena is a shell over pure bots: it owns the matches (bots only ever get views), the
+RNGs (seeded per decision from the deal seed, the match version and the seat) and the clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from server.game import Match, Options, view
+
+from . import LEVELS, get_bot
+from .base import DEFAULT_BUDGET, Budget
+
+
+@dataclass(slots=True)
+class PairResult:
+    """Team A's and team B's points over the two games of one duplicate pair."""
+
+    a: int
+    b: int
+
+
+@dataclass(slots=True)
+class RunResult:
+    pairs: list[PairResult] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+
+def play_game(
+    levels: Sequence[str],
+    seed: int | str,
+    dealer: int,
+    options: dict[str, object],
+    budget: Budget,
+    times: dict[str, list[float]],
+) -> list[int]:
+    """Play one one-deal match with ``levels[seat]`` at each seat; return the team points."""
+    m, _ = Match.new(Options(deals=1, first_dealer=dealer, **options), seed)  # type: ignore[arg-type]
+    polled = False
+    while not m.over:
+        if m.phase == "play" and not polled:
+            polled = True
+            if m.options.signals != "off":
+                for i in range(4):
+                    s = (m.leader + i) % 4
+                    bot = get_bot(levels[s])
+                    rng = random.Random(f"arena:{seed}:sig:{s}")
+                    for sig in bot.decide(view(m, s), rng, budget).signals:
+                        m.apply(sig)
+        seat = m.to_act
+        assert seat is not None
+        level = levels[seat]
+        v = view(m, seat)
+        rng = random.Random(f"arena:{seed}:{m.version}:{seat}")
+        t0 = time.perf_counter()
+        decision = get_bot(level).decide(v, rng, budget)
+        elapsed = (time.perf_counter() - t0) * 1000.0
+        if v["phase"] == "play":
+            times.setdefault(level, []).append(elapsed)
+        for sig in decision.signals:
+            m.apply(sig)
+        assert decision.action is not None
+        m.apply(decision.action)
+    return list(m.points)
+
+
+def play_pair(
+    a: str, b: str, index: int, base_seed: int | str, options: dict[str, object],
+    budget: Budget, times: dict[str, list[float]],
+) -> PairResult:
+    """Deal ``index``: the same cards twice, team A on seats 0/2 then on seats 1/3."""
+    seed = f"{base_seed}:{index}"
+    dealer = index % 4
+    first = play_game([a, b, a, b], seed, dealer, options, budget, times)
+    second = play_game([b, a, b, a], seed, dealer, options, budget, times)
+    return PairResult(first[0] + second[1], first[1] + second[0])
+
+
+def _run_chunk(args: tuple[str, str, list[int], int | str, dict[str, object], Budget]) -> RunResult:
+    a, b, indices, seed, options, budget = args
+    out = RunResult()
+    for i in indices:
+        out.pairs.append(play_pair(a, b, i, seed, options, budget, out.times))
+    return out
+
+
+def run(
+    a: str, b: str, deals: int, seed: int | str = 0, options: dict[str, object] | None = None,
+    budget: Budget = DEFAULT_BUDGET, workers: int = 1,
+) -> RunResult:
+    """Play ``deals`` duplicate pairs (2 * deals games); results in deal order."""
+    options = options or {}
+    if workers <= 1:
+        return _run_chunk((a, b, list(range(deals)), seed, options, budget))
+    import multiprocessing
+
+    chunks = [list(range(w, deals, workers)) for w in range(workers)]
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        parts = pool.map(_run_chunk, [(a, b, c, seed, options, budget) for c in chunks])
+    merged = RunResult()
+    by_index: dict[int, PairResult] = {}
+    for chunk, part in zip(chunks, parts, strict=True):
+        by_index.update(zip(chunk, part.pairs, strict=True))
+        for level, ts in part.times.items():
+            merged.times.setdefault(level, []).extend(ts)
+    merged.pairs = [by_index[i] for i in range(deals)]
+    return merged
+
+
+def share_ci(pairs: Sequence[tuple[float, float]], z: float = 1.96) -> tuple[float, float, float]:
+    """A's share of all points and its delta-method confidence interval (module docstring).
+
+    ``pairs`` are (a_j, b_j) per duplicate pair. Returns (share, low, high); with no points
+    at all the share is 0.5 with the whole [0, 1] interval, and with one pair the interval
+    is [0, 1] too (no variance estimate).
+    """
+    n = len(pairs)
+    total_a = sum(a for a, _ in pairs)
+    total = sum(a + b for a, b in pairs)
+    if total == 0:
+        return 0.5, 0.0, 1.0
+    r = total_a / total
+    if n < 2:
+        return r, 0.0, 1.0
+    mean_t = total / n
+    ss = sum((a - r * (a + b)) ** 2 for a, b in pairs)
+    se = math.sqrt(ss / (n * (n - 1))) / mean_t
+    return r, max(0.0, r - z * se), min(1.0, r + z * se)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in [0, 100]); 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100.0 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def summary(a: str, b: str, deals: int, result: RunResult) -> dict[str, object]:
+    """The JSON document ``--json`` prints (keys in the documented order)."""
+    a_points = sum(p.a for p in result.pairs)
+    b_points = sum(p.b for p in result.pairs)
+    share, low, high = share_ci([(p.a, p.b) for p in result.pairs])
+    decision_ms = {
+        level: {"p50": round(percentile(result.times.get(level, []), 50), 3),
+                "p99": round(percentile(result.times.get(level, []), 99), 3)}
+        for level in dict.fromkeys((a, b))
+    }
+    return {
+        "a": a, "b": b, "deals": deals, "a_points": a_points, "b_points": b_points,
+        "a_share": round(share, 4), "ci95": [round(low, 4), round(high, 4)],
+        "decision_ms": decision_ms,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="aluette-arena",
+        description="Duplicate-deal match between two bot levels: A's share of points, "
+        "a 95%% CI and decision times per level.",
+    )
+    parser.add_argument("--a", required=True, choices=LEVELS, help="team A's level")
+    parser.add_argument("--b", required=True, choices=LEVELS, help="team B's level")
+    parser.add_argument("--deals", type=int, default=200,
+                        help="number of dealt hands; each is played twice (duplicate)")
+    parser.add_argument("--seed", default="0", help="base seed (any string)")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET.playouts,
+                        help="expert playouts per card decision")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--chanter", action="store_true", help="play with the chanter (R9)")
+    parser.add_argument("--signals", choices=("off", "private", "risky"), default="private",
+                        help="signal mode (R16)")
+    parser.add_argument("--no-mordienne", action="store_true", help="turn off R13")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.deals < 1:
+        parser.error("--deals must be at least 1")
+    options: dict[str, object] = {
+        "chanter": args.chanter, "signals": args.signals, "mordienne": not args.no_mordienne,
+    }
+    budget = Budget(playouts=max(1, args.budget), worlds_cap=DEFAULT_BUDGET.worlds_cap)
+    result = run(args.a, args.b, args.deals, args.seed, options, budget, args.workers)
+    doc = summary(args.a, args.b, args.deals, result)
+    if args.json:
+        print(json.dumps(doc))
+        return 0
+    low, high = doc["ci95"]  # type: ignore[misc]
+    print(f"{args.a} (A) vs {args.b} (B): {args.deals} duplicate deals "
+          f"({2 * args.deals} games)")
+    print(f"points A {doc['a_points']}  B {doc['b_points']}  "
+          f"A share {doc['a_share']:.4f}  95% CI [{low:.4f}, {high:.4f}]")
+    for level, t in doc["decision_ms"].items():  # type: ignore[attr-defined]
+        print(f"decision ms {level:>7}: p50 {t['p50']:.3f}  p99 {t['p99']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The one bot interface: a bot is a pure function of a seat's view.
+
+A bot gets exactly what :func:`server.game.view` gives that seat (DESIGN.md convention 4),
+a seeded :class:`random.Random` and a :class:`Budget`; it never sees a ``Match``, so it cannot
+peek at another hand, the talon or anyone's discards. It returns a :class:`Decision`: the turn
+action to take (a card, a chanter vote, six discards) plus the partner signals (R15) it wants
+to send now. Chance is an input (convention 2): the same view, RNG seed and budget always give
+the same decision, so a table can replay its bots.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from server.game import Action, ChanterVote, Discard, Play, Signal
+
+View = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much thinking a table allows a search bot per decision (a per-table setting).
+
+    Counted in simulated playouts, never in wall-clock time, so a decision does not depend
+    on how loaded the machine is (determinism). ``playouts`` is the whole budget of one card
+    decision, shared by all candidate cards; the default keeps the expert's p99 decision time
+    under 100 ms on one core (measured by ``aluette-arena``). ``worlds_cap`` bounds how many
+    determinizations (sampled deals of the unseen cards) are drawn.
+    """
+
+    playouts: int = 480
+    worlds_cap: int = 200
+
+    def scaled(self, factor: float) -> Budget:
+        """A budget ``factor`` times as large (arena ``--budget``, stronger/weaker tables)."""
+        return Budget(max(1, int(self.playouts * factor)), max(1, int(self.worlds_cap * factor)))
+
+
+DEFAULT_BUDGET = Budget()
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a bot wants to do now: a turn action (None if it is not its turn) and signals."""
+
+    action: Action | None
+    signals: tuple[Signal, ...] = field(default=())
+
+
+class Bot(Protocol):
+    """Every level implements this; the registry in :mod:`server.bots` maps names to bots."""
+
+    level: str
+
+    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision: ...
+
+
+def make_play(view: View, card: str) -> Play:
+    """The Play action for the viewer (the bot never chooses whose seat it acts for)."""
+    return Play(int(view["viewer"]), card)
+
+
+def make_vote(view: View, vote: bool) -> ChanterVote:
+    return ChanterVote(int(view["viewer"]), vote)
+
+
+def make_discard(view: View, cards: list[str]) -> Discard:
+    return Discard(int(view["viewer"]), tuple(cards))

@@ -1,0 +1,134 @@
+"""The expert: determinized Monte Carlo search (perfect-information Monte Carlo, PIMC).
+
+For one card decision it samples worlds, deals of the unseen cards into the other hands that
+agree with the hand sizes and the signals received (:mod:`.sampling`), plays every distinct
+candidate card in every world (common random numbers: all candidates face the same worlds)
+and finishes the deal with a fast greedy policy for all four seats. It picks the card with
+the best mean *team* result: own team's points minus the other team's (R12-R13a), so it will
+happily let its partner win or spoil a trick, and it values mordienne at its 2 points.
+
+Everything runs on strengths (R3 is all that decides a trick, R11), not codes. Cards of equal
+strength are interchangeable, so candidates are the distinct strengths in hand.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+
+from server.game import STRENGTH
+from server.game.rules import TRICKS_PER_DEAL, score_deal
+
+from .base import Budget, View
+from .heuristics import ascending
+from .knowledge import Knowledge, read_view
+from .sampling import sample_world, sample_world_loose
+
+
+def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
+    """Choose a card by PIMC over ``budget.playouts`` playouts (see module docstring)."""
+    k = read_view(view)
+    hand = ascending(view["hand"])
+    reps: dict[int, str] = {}
+    for c in hand:
+        reps.setdefault(STRENGTH[c], c)
+    if len(reps) == 1:
+        return hand[0]
+    cands = sorted(reps)
+    seat = k.seat
+    leader = int(view["leader"])
+    trick = [STRENGTH[c] for _, c in view["trick"]]
+    winners: list[int | None] = [t["winner"] for t in view["tricks"]]
+    mordienne_on = bool(view["options"].get("mordienne", True))
+    n_worlds = max(1, min(budget.worlds_cap, budget.playouts // len(cands)))
+    totals = [0.0] * len(cands)
+    team = seat % 2
+    for _ in range(n_worlds):
+        world = sample_world(k, rng) or sample_world_loose(k, rng)
+        base = [sorted(STRENGTH[c] for c in h) for h in world]
+        for i, cs in enumerate(cands):
+            hands = [list(h) for h in base]
+            hands[seat].remove(cs)
+            result = playout(hands, leader, [*trick, cs], list(winners))
+            pts = score_deal(result, mordienne_on).points
+            totals[i] += pts[team] - pts[1 - team]
+    best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
+    return reps[cands[best]]
+
+
+def playout(
+    hands: list[list[int]], leader: int, trick: list[int], winners: list[int | None]
+) -> list[int | None]:
+    """Finish the deal with :func:`greedy` for every seat; the winners of all nine tricks.
+
+    ``hands`` are ascending strength lists (mutated), ``trick`` the strengths already down
+    in play order from ``leader``.
+    """
+    while True:
+        while len(trick) < 4:
+            seat = (leader + len(trick)) % 4
+            hand = hands[seat]
+            trick.append(hand.pop(greedy(hands, seat, leader, trick)))
+        top = max(trick)
+        if trick.count(top) == 1:
+            w: int | None = (leader + trick.index(top)) % 4
+            leader = w
+        else:
+            w = None                     # R11: spoiled, the same seat leads again
+        winners.append(w)
+        if len(winners) >= TRICKS_PER_DEAL:
+            return winners
+        trick = []
+
+
+def greedy(hands: list[list[int]], seat: int, leader: int, trick: list[int]) -> int:
+    """Index in ``hands[seat]`` of the card a sharp player who could see the world would play.
+
+    Win with the cheapest card no later opponent can beat or tie; leave the trick to the
+    partner when the partner holds it or will take it; spoil (R11) an opponent's trick by
+    matching when that is the best left; otherwise dump the lowest card (R10).
+    """
+    hand = hands[seat]
+    pos = len(trick)
+    top = max(trick) if trick else 0
+    holder = -1
+    if trick and trick.count(top) == 1:
+        holder = (leader + trick.index(top)) % 4
+    partner = (seat + 2) % 4
+    opp_max = 0
+    partner_max = 0
+    for i in range(1, 4 - pos):
+        s = (seat + i) % 4
+        h = hands[s]
+        if h:
+            if s == partner:
+                partner_max = h[-1]
+            elif h[-1] > opp_max:
+                opp_max = h[-1]
+    if holder == partner and top > opp_max:
+        return _dump(hand, top)
+    need = top if top > opp_max else opp_max
+    if partner_max > need:
+        return _dump(hand, top if holder == partner else -1)
+    i = bisect_right(hand, need)
+    if i < len(hand):
+        return i
+    if holder >= 0 and holder != partner and opp_max <= top:
+        j = bisect_right(hand, top - 1)
+        if j < len(hand) and hand[j] == top:
+            return j
+    return _dump(hand, top if holder == partner else -1)
+
+
+def _dump(hand: list[int], avoid: int) -> int:
+    if hand[0] != avoid or len(hand) == 1:
+        return 0
+    for i, s in enumerate(hand):
+        if s != avoid:
+            return i
+    return 0
+
+
+def knowledge_for(view: View) -> Knowledge:
+    """Exposed for tests: the knowledge the expert searches from."""
+    return read_view(view)

@@ -1,0 +1,74 @@
+"""The four bot levels behind the one interface of :mod:`.base`.
+
+``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` is a
+solid heuristic player; ``expert`` searches (PIMC, :mod:`.expert`). All but ``random`` vote
+and discard with the chanter heuristics and send truthful signals (:mod:`.common`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from server.game import Signal
+
+from .base import Budget, Decision, View, make_discard, make_play, make_vote
+from .common import chanter_discards, chanter_vote, truthful_signals
+from .expert import expert_card
+from .heuristics import easy_card, normal_card
+from .knowledge import read_view
+
+
+def _my_turn(view: View) -> bool:
+    return view["to_act"] is not None and view["to_act"] == view["viewer"]
+
+
+@dataclass(frozen=True, slots=True)
+class RandomBot:
+    """Uniformly random legal moves (R10: every card in hand is legal). Sends no signals."""
+
+    level: str = "random"
+
+    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+        if not _my_turn(view):
+            return Decision(None)
+        phase = view["phase"]
+        hand = list(view["hand"])
+        if phase == "play":
+            return Decision(make_play(view, rng.choice(hand)))
+        if phase == "chanter_vote":
+            return Decision(make_vote(view, rng.random() < 0.5))
+        if phase == "chanter_discard":
+            return Decision(make_discard(view, rng.sample(hand, 6)))
+        return Decision(None)
+
+
+@dataclass(frozen=True, slots=True)
+class HeuristicBot:
+    """Levels easy, normal and expert: same chanter and signals, different card play."""
+
+    level: str
+
+    def signals(self, view: View) -> list[Signal]:
+        return truthful_signals(view)
+
+    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+        sigs = tuple(self.signals(view))
+        if not _my_turn(view):
+            return Decision(None, sigs)
+        phase = view["phase"]
+        if phase == "chanter_vote":
+            return Decision(make_vote(view, chanter_vote(view)), sigs)
+        if phase == "chanter_discard":
+            return Decision(make_discard(view, chanter_discards(view)), sigs)
+        if phase != "play":
+            return Decision(None, sigs)
+        if self.level == "easy":
+            card = easy_card(view)
+        elif self.level == "normal":
+            card = normal_card(view, read_view(view))
+        else:
+            card = expert_card(view, rng, budget)
+        return Decision(make_play(view, card), sigs)
+
+
