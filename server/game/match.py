@@ -187,7 +187,7 @@ class Match:
     def _play(self, action: Play) -> list[Event]:
         seat, card = action.seat, action.card
         self._check_turn(seat, Phase.PLAY, "play a card")
-        if card not in STRENGTH:
+        if not isinstance(card, str) or card not in STRENGTH:
             raise UnknownCard(f"{card!r} is not a card code (R2)")
         hand = self.hands[seat]
         if card not in hand:
@@ -285,11 +285,13 @@ class Match:
         """R9: the two seats that took the talon each discard six cards, face down."""
         seat = action.seat
         self._check_turn(seat, Phase.CHANTER_DISCARD, "discard")
+        if not isinstance(action.cards, list | tuple):
+            raise BadDiscard("a discard is a list of six cards")
         cards = list(action.cards)
         if len(cards) != 6:
             raise BadDiscard(f"discard exactly six cards, not {len(cards)}")
         for c in cards:
-            if c not in STRENGTH:
+            if not isinstance(c, str) or c not in STRENGTH:
                 raise UnknownCard(f"{c!r} is not a card code (R2)")
         if len(set(cards)) != 6:
             raise BadDiscard("the six discards must be six different cards")
