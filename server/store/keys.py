@@ -1,0 +1,87 @@
+"""Key layout: every key starts with the prefix; every per-table key has a hash tag.
+
+The hash tag ``{t:<table_id>}`` makes Redis Cluster hash only the text between the braces,
+so a table's document, event log and record land in one slot and a Lua script may touch
+them together (scripts may not span slots). Keys, with prefix ``p``:
+
+=================================  ======  =============================================
+``p:{t:<tid>}:doc``                hash    ``version``, ``doc`` (snapshot), ``nonce``
+``p:{t:<tid>}:log``                list    event log, 8-byte big-endian seq + payload
+``p:{t:<tid>}:record``             string  finished-match record (outlives the table)
+``p:{pl:<pid>}:player``            string  player data (opaque bytes)
+``p:{tok}:<sha256 hex>``           string  player id; all tokens share one slot so
+                                           rotation is one atomic script
+``p:tables``                       set     ids of live tables
+``p:records``                      zset    record ids, score = expiry (unix s) or +inf
+=================================  ======  =============================================
+
+Ids are validated because a ``{`` or ``}`` inside an id would silently change which part
+of the key Cluster hashes, and an empty id would collide with the index keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_ID_RE = re.compile(r"[A-Za-z0-9_.:\-]{1,128}")
+_PREFIX_RE = re.compile(r"[A-Za-z0-9_.:\-]{1,64}")
+_SHA256_HEX_RE = re.compile(r"[0-9a-f]{64}")
+
+
+def check_id(kind: str, value: str) -> str:
+    """Return ``value`` if it is a safe id (letters, digits, ``_.:-``, 1-128 chars)."""
+    if not isinstance(value, str) or not _ID_RE.fullmatch(value):
+        raise ValueError(f"invalid {kind} id {value!r}: use 1-128 of [A-Za-z0-9_.:-]")
+    return value
+
+
+def check_prefix(prefix: str) -> str:
+    """Return ``prefix`` if it cannot break the hash-tag layout."""
+    if not isinstance(prefix, str) or not _PREFIX_RE.fullmatch(prefix):
+        raise ValueError(f"invalid key prefix {prefix!r}: use 1-64 of [A-Za-z0-9_.:-]")
+    return prefix
+
+
+def check_token_hash(token_hash: str) -> str:
+    """Refuse anything that is not a lowercase sha256 hex digest.
+
+    Tokens are secrets; only their digest may be stored. Checking the shape here means a
+    caller that passes the raw token by mistake gets an error instead of a leak.
+    """
+    if not isinstance(token_hash, str) or not _SHA256_HEX_RE.fullmatch(token_hash):
+        raise ValueError("token_hash must be sha256(token) as 64 lowercase hex digits")
+    return token_hash
+
+
+class Keys:
+    """Builds every key the store uses, so the layout lives in one place."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = check_prefix(prefix)
+        self.tables = f"{prefix}:tables"
+        self.records = f"{prefix}:records"
+
+    def table_tag(self, table_id: str) -> str:
+        """The hash tag shared by all keys of one table."""
+        return "{t:" + check_id("table", table_id) + "}"
+
+    def doc(self, table_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:doc"
+
+    def log(self, table_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:log"
+
+    def record(self, table_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:record"
+
+    def player(self, player_id: str) -> str:
+        return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:player"
+
+    def token(self, token_hash: str) -> str:
+        return f"{self.prefix}:{{tok}}:{check_token_hash(token_hash)}"
+
+
+def hash_token(token: str) -> str:
+    """``sha256(token)`` as lowercase hex: the only form of a token the store keeps."""
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,251 @@
+"""``Store``: versioned, write-through persistence of tables, logs, records and sessions.
+
+Why versioned: the table task is the only writer of a table in normal operation, but
+during a restart or a split-brain two server processes can both believe they own it. Each
+commit names the version it was computed from; Redis refuses a commit on a stale version
+(``VersionConflict``) so the loser reloads instead of overwriting a newer state.
+
+Why a bounded event log next to the snapshot: a reconnecting client says "I saw up to seq
+N"; replaying N+1.. is cheaper and smoother than a full snapshot. When those entries were
+trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+
+import redis.asyncio as aioredis
+
+from server.store import scripts
+from server.store.client import unavailable_on_error
+from server.store.errors import VersionConflict
+from server.store.keys import Keys, check_id
+
+_SEQ_BYTES = 8
+_SEQ_MAX = (1 << 53) - 1  # Lua numbers are doubles: seqs above 2**53 would lose precision
+
+
+def encode_log_entry(seq: int, payload: bytes) -> bytes:
+    """8-byte big-endian seq, then the payload: sortable, and readable by Lua's struct."""
+    if not 0 <= seq <= _SEQ_MAX:
+        raise ValueError(f"log seq {seq} out of range 0..2**53-1")
+    return seq.to_bytes(_SEQ_BYTES, "big") + bytes(payload)
+
+
+def decode_log_entry(raw: bytes) -> tuple[int, bytes]:
+    """Inverse of ``encode_log_entry``."""
+    return int.from_bytes(raw[:_SEQ_BYTES], "big"), raw[_SEQ_BYTES:]
+
+
+def _nonce() -> bytes:
+    """A per-call id that lets a retried script recognise its own earlier success."""
+    return os.urandom(12)
+
+
+class Store:
+    """All persistence the server needs, over one ``redis.asyncio.Redis`` client.
+
+    Every method is async and raises ``StorageUnavailable`` (never a redis exception)
+    when Redis cannot serve it; ``ping`` alone never raises. The store owns no
+    connection: the caller creates the client (``connect``) and closes it, in the order
+    of its lifecycle context managers (DESIGN.md convention 7).
+
+    Index sets (``tables``, ``records``) live outside the per-table hash tag, so they are
+    updated in a separate command from the table keys (a Cluster script cannot span
+    slots). They are written *before* creation and cleaned *after* deletion, so an
+    interrupted call leaves at worst an id whose ``load_*`` returns ``None``, never a
+    table nobody can find.
+    """
+
+    def __init__(self, redis: aioredis.Redis, prefix: str = "aluette") -> None:
+        self.redis = redis
+        self.keys = Keys(prefix)
+        self._create = redis.register_script(scripts.CREATE)
+        self._commit = redis.register_script(scripts.COMMIT)
+        self._read_log = redis.register_script(scripts.READ_LOG)
+        self._rotate = redis.register_script(scripts.ROTATE_TOKEN)
+
+    @property
+    def prefix(self) -> str:
+        return self.keys.prefix
+
+    async def ping(self) -> bool:
+        """True if Redis answers PING; for health checks, so it never raises."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    # -- tables -------------------------------------------------------------------
+
+    async def create_table(self, table_id: str, doc: bytes) -> int:
+        """Store a new table at version 1 with an empty log; returns 1.
+
+        Raises ``VersionConflict`` (``expected=None``) if the table already exists, so two
+        processes can never both think they created it.
+        """
+        return await self._create_table(table_id, doc, _nonce())
+
+    async def _create_table(self, table_id: str, doc: bytes, nonce: bytes) -> int:
+        keys = self.keys
+        with unavailable_on_error(f"create table {table_id}"):
+            await self.redis.sadd(keys.tables, table_id)
+            ok, version = await self._create(
+                keys=[keys.doc(table_id), keys.log(table_id)], args=[doc, nonce]
+            )
+        if not ok:
+            raise VersionConflict(table_id, None, int(version))
+        return 1
+
+    async def load_table(self, table_id: str) -> tuple[int, bytes] | None:
+        """``(version, doc)`` of the table, or ``None`` if it does not exist."""
+        with unavailable_on_error(f"load table {table_id}"):
+            version, doc = await self.redis.hmget(self.keys.doc(table_id), "version", "doc")
+        if version is None or doc is None:
+            return None
+        return int(version), doc
+
+    async def table_ids(self) -> list[str]:
+        """Ids in the table index, sorted (may include an id whose create was cut off)."""
+        with unavailable_on_error("list tables"):
+            raw = await self.redis.smembers(self.keys.tables)
+        return sorted(m.decode() for m in raw)
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        doc: bytes,
+        log: Sequence[tuple[int, bytes]] = (),
+        log_max: int = 1000,
+    ) -> int:
+        """Atomically replace the doc, bump the version and append ``log``; one round trip.
+
+        ``log`` is ``(seq, payload)`` pairs with seqs increasing across commits (the
+        table's event sequence); the log keeps the last ``log_max`` entries. If the stored
+        version is not ``expected_version`` (or the table is gone), nothing is written and
+        ``VersionConflict`` is raised. Returns the new version.
+        """
+        return await self._commit_with_nonce(
+            table_id, expected_version, doc, log, log_max, _nonce()
+        )
+
+    async def _commit_with_nonce(
+        self,
+        table_id: str,
+        expected_version: int,
+        doc: bytes,
+        log: Sequence[tuple[int, bytes]],
+        log_max: int,
+        nonce: bytes,
+    ) -> int:
+        if log_max < 1:
+            raise ValueError("log_max must be at least 1")
+        entries = [encode_log_entry(seq, payload) for seq, payload in log]
+        keys = self.keys
+        with unavailable_on_error(f"commit table {table_id}"):
+            ok, version = await self._commit(
+                keys=[keys.doc(table_id), keys.log(table_id)],
+                args=[int(expected_version), doc, nonce, int(log_max), *entries],
+            )
+        if not ok:
+            actual = int(version)
+            raise VersionConflict(table_id, expected_version, None if actual < 0 else actual)
+        return int(version)
+
+    async def read_log(self, table_id: str, after_seq: int) -> list[tuple[int, bytes]] | None:
+        """Log entries with seq > ``after_seq``, oldest first.
+
+        ``[]`` when there is nothing newer. ``None`` when the caller cannot catch up from
+        the log (the entry right after ``after_seq`` was trimmed, or the table is gone):
+        it should send a fresh snapshot instead.
+        """
+        with unavailable_on_error(f"read log of table {table_id}"):
+            reply = await self._read_log(
+                keys=[self.keys.log(table_id), self.keys.doc(table_id)], args=[int(after_seq)]
+            )
+        if not reply[0]:
+            return None
+        return [decode_log_entry(raw) for raw in reply[1]]
+
+    async def delete_table(self, table_id: str) -> None:
+        """Remove the table's doc and log and its index entry; its record is kept."""
+        keys = self.keys
+        with unavailable_on_error(f"delete table {table_id}"):
+            await self.redis.delete(keys.doc(table_id), keys.log(table_id))
+            await self.redis.srem(keys.tables, table_id)
+
+    # -- finished-match records ---------------------------------------------------
+
+    async def save_record(self, table_id: str, record: bytes, ttl_s: int | None = None) -> None:
+        """Keep a finished match's record (R17), optionally expiring after ``ttl_s``.
+
+        The index is a sorted set scored by expiry time so ``record_ids`` can drop ids
+        whose record Redis has already expired.
+        """
+        if ttl_s is not None and ttl_s <= 0:
+            raise ValueError("ttl_s must be positive (or None for no expiry)")
+        keys = self.keys
+        expires = math.inf if ttl_s is None else time.time() + ttl_s
+        with unavailable_on_error(f"save record {table_id}"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(keys.records, {table_id: expires})
+                pipe.set(keys.record(table_id), record, ex=ttl_s)
+                await pipe.execute()
+
+    async def load_record(self, table_id: str) -> bytes | None:
+        """The stored record, or ``None`` (never saved, or expired)."""
+        with unavailable_on_error(f"load record {table_id}"):
+            return await self.redis.get(self.keys.record(table_id))
+
+    async def record_ids(self) -> list[str]:
+        """Ids of records not yet expired, sorted."""
+        with unavailable_on_error("list records"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zremrangebyscore(self.keys.records, "-inf", f"({time.time()}")
+                pipe.zrange(self.keys.records, 0, -1)
+                _, raw = await pipe.execute()
+        return sorted(m.decode() for m in raw)
+
+    # -- sessions -----------------------------------------------------------------
+
+    async def save_player(self, player_id: str, data: bytes, ttl_s: int | None = None) -> None:
+        """Store a player's session data (opaque bytes), optionally expiring."""
+        with unavailable_on_error(f"save player {player_id}"):
+            await self.redis.set(self.keys.player(player_id), data, ex=ttl_s)
+
+    async def load_player(self, player_id: str) -> bytes | None:
+        """The player's session data, or ``None``."""
+        with unavailable_on_error(f"load player {player_id}"):
+            return await self.redis.get(self.keys.player(player_id))
+
+    async def bind_token(self, token_hash: str, player_id: str, ttl_s: int | None = None) -> None:
+        """Map ``sha256(token)`` (hex) to a player. The raw token is never accepted."""
+        key = self.keys.token(token_hash)
+        check_id("player", player_id)
+        with unavailable_on_error("bind token"):
+            await self.redis.set(key, player_id, ex=ttl_s)
+
+    async def player_for_token(self, token_hash: str) -> str | None:
+        """The player a token digest belongs to, or ``None``."""
+        key = self.keys.token(token_hash)
+        with unavailable_on_error("look up token"):
+            raw = await self.redis.get(key)
+        return None if raw is None else raw.decode()
+
+    async def rotate_token(
+        self, old_hash: str, new_hash: str, ttl_s: int | None = None
+    ) -> str | None:
+        """Atomically retire ``old_hash`` and bind ``new_hash`` to the same player.
+
+        Returns the player id, or ``None`` if ``old_hash`` is unknown (already rotated,
+        never issued, expired). Being one script, two resumes racing with the same old
+        token get exactly one winner, and a captured old token can never be replayed.
+        """
+        keys = [self.keys.token(old_hash), self.keys.token(new_hash)]
+        with unavailable_on_error("rotate token"):
+            raw = await self._rotate(keys=keys, args=[int(ttl_s or 0)])
+        return None if raw is None else raw.decode()
