@@ -41,6 +41,8 @@ def finish_deal(
     trick, in play order from ``leader``; ``winners`` the finished tricks' winners. Returns the
     winners of all nine tricks.
     """
+    if len(winners) >= TRICKS_PER_DEAL:   # R11: nine tricks played, nothing left to play
+        return list(winners)
     done = len(trick)
     first: list[int] = []
     offset = [0, 0, 0, 0]
