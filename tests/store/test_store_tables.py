@@ -1,0 +1,129 @@
+"""Tables: create/load/commit, optimistic versioning, concurrent writers, deletion."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.store import Store, VersionConflict
+
+
+async def test_create_load_commit_round_trip(store: Store) -> None:
+    assert await store.load_table("t1") is None
+    assert await store.create_table("t1", b"v1-doc") == 1
+    assert await store.load_table("t1") == (1, b"v1-doc")
+    assert await store.commit("t1", 1, b"v2-doc", [(1, b"e1"), (2, b"e2")]) == 2
+    assert await store.commit("t1", 2, b"v3-doc") == 3
+    assert await store.load_table("t1") == (3, b"v3-doc")
+    assert await store.read_log("t1", 0) == [(1, b"e1"), (2, b"e2")]
+
+
+async def test_binary_docs_survive_unchanged(store: Store) -> None:
+    doc = bytes(range(256)) * 40  # NULs, high bytes, 10 KB: no decoding anywhere
+    await store.create_table("bin", doc)
+    await store.commit("bin", 1, doc[::-1], [(1, b"\x00\xff")])
+    assert await store.load_table("bin") == (2, doc[::-1])
+    assert await store.read_log("bin", 0) == [(1, b"\x00\xff")]
+
+
+async def test_create_existing_table_conflicts_and_changes_nothing(store: Store) -> None:
+    await store.create_table("t1", b"first")
+    with pytest.raises(VersionConflict) as info:
+        await store.create_table("t1", b"second")
+    assert (info.value.expected, info.value.actual) == (None, 1)
+    assert await store.load_table("t1") == (1, b"first")
+
+
+async def test_stale_commit_changes_nothing(store: Store, redis_client: aioredis.Redis) -> None:
+    await store.create_table("t1", b"v1")
+    await store.commit("t1", 1, b"v2", [(1, b"a"), (2, b"b")])
+    log_key = store.keys.log("t1")
+    raw_log_before = await redis_client.lrange(log_key, 0, -1)
+
+    with pytest.raises(VersionConflict) as info:
+        await store.commit("t1", 1, b"stale", [(3, b"stale-event")])
+    assert (info.value.table_id, info.value.expected, info.value.actual) == ("t1", 1, 2)
+
+    assert await store.load_table("t1") == (2, b"v2")
+    assert await redis_client.lrange(log_key, 0, -1) == raw_log_before
+    assert await store.read_log("t1", 0) == [(1, b"a"), (2, b"b")]
+
+
+async def test_commit_to_missing_table_conflicts(store: Store) -> None:
+    with pytest.raises(VersionConflict) as info:
+        await store.commit("ghost", 1, b"doc", [(1, b"e")])
+    assert info.value.actual is None
+    assert await store.load_table("ghost") is None
+    assert await store.read_log("ghost", 0) is None
+
+
+async def test_concurrent_commits_on_one_version_have_one_winner(store: Store) -> None:
+    await store.create_table("t1", b"v1")
+    writers = 12
+    results = await asyncio.gather(
+        *(store.commit("t1", 1, f"doc-{i}".encode(), [(1, f"ev-{i}".encode())])
+          for i in range(writers)),
+        return_exceptions=True,
+    )  # fmt: skip
+    winners = [i for i, r in enumerate(results) if r == 2]
+    losers = [r for r in results if isinstance(r, VersionConflict)]
+    assert len(winners) == 1 and len(losers) == writers - 1
+    (w,) = winners
+    assert await store.load_table("t1") == (2, f"doc-{w}".encode())
+    assert await store.read_log("t1", 0) == [(1, f"ev-{w}".encode())]
+
+
+async def test_retried_commit_recognises_its_own_success(store: Store) -> None:
+    """A retry after a lost reply must not report a conflict nor apply twice."""
+    await store.create_table("t1", b"v1")
+    nonce = b"same-call-nonce"
+    first = await store._commit_with_nonce("t1", 1, b"v2", [(1, b"e")], 1000, nonce)
+    again = await store._commit_with_nonce("t1", 1, b"v2", [(1, b"e")], 1000, nonce)
+    assert first == again == 2
+    assert await store.read_log("t1", 0) == [(1, b"e")]
+    with pytest.raises(VersionConflict):
+        await store._commit_with_nonce("t1", 1, b"other", [], 1000, b"another-call")
+    assert await store.load_table("t1") == (2, b"v2")
+
+
+async def test_retried_create_recognises_its_own_success(store: Store) -> None:
+    assert await store._create_table("t1", b"d", b"n1") == 1
+    assert await store._create_table("t1", b"d", b"n1") == 1
+    with pytest.raises(VersionConflict):
+        await store._create_table("t1", b"d", b"n2")
+
+
+async def test_table_index_and_delete_keeps_record(
+    store: Store, redis_client: aioredis.Redis
+) -> None:
+    for tid in ("b", "a", "c"):
+        await store.create_table(tid, b"doc")
+    await store.commit("a", 1, b"doc2", [(1, b"e")])
+    await store.save_record("a", b"record-of-a")
+    assert await store.table_ids() == ["a", "b", "c"]
+
+    await store.delete_table("a")
+    assert await store.table_ids() == ["b", "c"]
+    assert await store.load_table("a") is None
+    assert await redis_client.exists(store.keys.doc("a"), store.keys.log("a")) == 0
+    assert await store.load_record("a") == b"record-of-a"
+    await store.delete_table("a")  # idempotent
+
+    # a recreated table starts clean: version 1, empty log
+    assert await store.create_table("a", b"fresh") == 1
+    assert await store.read_log("a", 0) == []
+
+
+@pytest.mark.parametrize("bad", ["", "a{b", "a}b", "has space", "x" * 129, "é"])
+async def test_ids_that_would_break_the_hash_tag_are_refused(store: Store, bad: str) -> None:
+    with pytest.raises(ValueError):
+        await store.create_table(bad, b"doc")
+    with pytest.raises(ValueError):
+        await store.save_player(bad, b"data")
+
+
+def test_prefix_is_validated(redis_client: aioredis.Redis) -> None:
+    with pytest.raises(ValueError):
+        Store(redis_client, "bad{prefix}")
