@@ -60,6 +60,7 @@ from .events import (
     UnknownEvent,
 )
 from .limits import (
+    HELLO_TIMEOUT_S,
     MAX_CODE_LEN,
     MAX_COMMAND_ID,
     MAX_FRAME_BYTES,
@@ -68,6 +69,8 @@ from .limits import (
     MAX_SERVER_FRAME_BYTES,
     MAX_TABLE_ID_LEN,
     MAX_TOKEN_LEN,
+    MAX_VERSIONS,
+    PING_INTERVAL_S,
     RATE_BURST,
     RATE_HARD_MULTIPLIER,
     RATE_PER_SECOND,
@@ -111,6 +114,7 @@ __all__ = [
     "CARD_PATTERN",
     "CLIENT_TYPES",
     "EVENT_TYPES",
+    "HELLO_TIMEOUT_S",
     "MAX_CODE_LEN",
     "MAX_COMMAND_ID",
     "MAX_FRAME_BYTES",
@@ -119,6 +123,8 @@ __all__ = [
     "MAX_SERVER_FRAME_BYTES",
     "MAX_TABLE_ID_LEN",
     "MAX_TOKEN_LEN",
+    "MAX_VERSIONS",
+    "PING_INTERVAL_S",
     "PROTOCOL_VERSION",
     "RATE_BURST",
     "RATE_HARD_MULTIPLIER",

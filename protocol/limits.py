@@ -44,3 +44,8 @@ MAX_TARGET_POINTS = 50  # R14a
 MAX_BOT_DELAY_MS = 10_000
 MAX_TURN_TIMER_S = 3600
 MAX_GRACE_S = 3600
+
+#: A connection that sends no ``hello`` within this many seconds is closed with 4004.
+HELLO_TIMEOUT_S = 10
+#: Clients send ``ping`` when idle this long, so proxies do not drop the connection.
+PING_INTERVAL_S = 20
