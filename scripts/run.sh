@@ -7,4 +7,4 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e .
-exec .venv/bin/aluette-demo "$@"
+exec .venv/bin/aluette-server "$@"
