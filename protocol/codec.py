@@ -90,13 +90,10 @@ def decode_server(frame: bytes) -> ServerMessage:
         pass
     try:
         raw = _ANY_DECODER.decode(frame)
-        payload = raw.get("event") if isinstance(raw, dict) else None
-        if (
-            raw.get("type") == "event"  # type: ignore[union-attr]
-            and isinstance(payload, dict)
-            and payload.get("type") not in EVENT_TYPES
-        ):
-            return _unknown_event(msgspec.convert(raw, _LenientEvent))
+        if isinstance(raw, dict) and raw.get("type") == "event":
+            payload = raw.get("event")
+            if isinstance(payload, dict) and payload.get("type") not in EVENT_TYPES:
+                return _unknown_event(msgspec.convert(raw, _LenientEvent))
     except Exception:
         pass
     raise _classify(frame, SERVER_TYPES)

@@ -35,7 +35,7 @@ def _decode_server(frame: bytes) -> None:
         assert exc.code in CODES
 
 
-@settings(max_examples=1500)
+@settings(max_examples=1000)
 @given(st.binary(max_size=200))
 def test_random_bytes(frame: bytes) -> None:
     _decode_client(frame)
@@ -67,13 +67,13 @@ def test_mutated_client_frames(frame: bytes) -> None:
     _decode_client(frame)
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated(SERVER_FRAMES))
 def test_mutated_server_frames(frame: bytes) -> None:
     _decode_server(frame)
 
 
-@settings(max_examples=800)
+@settings(max_examples=600)
 @given(cmd=client_commands, data=st.data())
 def test_one_field_replaced_by_garbage(cmd: Any, data: st.DataObject) -> None:
     """Structured mutation: a valid command with one field set to any msgpack value.
