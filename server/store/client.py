@@ -15,7 +15,6 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.errors import StorageUnavailable
 
@@ -36,8 +35,10 @@ async def connect(
 ) -> aioredis.Redis:
     """A client for ``url`` that reports an outage in seconds instead of hanging.
 
-    * one retry with a ~20-200 ms backoff: enough to ride over a pooled connection that
-      went stale across a Redis restart, not enough to stall a table;
+    * one retry of a connection error, after ~20-200 ms: enough to ride over a pooled
+      connection that went stale across a Redis restart, not enough to stall a table;
+    * timeouts (connect 1 s, reply 2 s) are not retried, so an unresponsive server is
+      reported in about ``socket_timeout``;
     * ``health_check_interval``: a connection idle that long is PINGed before reuse;
     * ``decode_responses=False``: documents and records are bytes (msgpack).
 
@@ -49,8 +50,16 @@ async def connect(
         decode_responses=False,
         socket_connect_timeout=socket_connect_timeout,
         socket_timeout=socket_timeout,
-        retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries),
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        # Retry only connection errors (a stale pooled socket after a restart, a
+        # BusyLoadingError), never timeouts: a server that did not answer within
+        # socket_timeout will not answer a retry any faster, and the retry would double
+        # the time a player waits to hear "storage unavailable".
+        retry=Retry(
+            ExponentialBackoff(cap=0.2, base=0.02),
+            retries,
+            supported_errors=(RedisConnectionError,),
+        ),
+        retry_on_error=[RedisConnectionError],
         health_check_interval=health_check_interval,
     )
     if check:
