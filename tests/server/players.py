@@ -1,0 +1,64 @@
+"""Scripted network players for integration tests: they act on the events they receive."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .netclient import NetClient
+
+
+class Hand:
+    """A seat's hand as its own events tell it (hand_dealt, talon_dealt, card_played)."""
+
+    def __init__(self) -> None:
+        self.cards: list[str] = []
+
+    def apply(self, event: dict[str, Any], seat: int) -> None:
+        kind = event["type"]
+        if kind == "hand_dealt" and event["seat"] == seat:
+            self.cards = list(event["cards"])
+        elif kind == "talon_dealt" and event["seat"] == seat:
+            self.cards += event["cards"]
+        elif kind == "card_played" and event["seat"] == seat and event["card"] in self.cards:
+            self.cards.remove(event["card"])
+        elif kind == "snapshot" and event["view"]["viewer"] == seat:
+            self.cards = list(event["view"]["hand"])
+
+
+async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "last",
+                   timeout: float = 60) -> dict[str, Any]:
+    """Play every turn of ``seat`` until the match ends; return the match_over payload.
+
+    It walks the event stream in order, so it never acts on a stale turn.
+    """
+    hand = Hand()
+    index = 0
+    async with asyncio.timeout(timeout):
+        while True:
+            await client.wait_until(lambda i=index: len(client.events) > i)
+            entry = client.events[index]
+            index += 1
+            event = entry.get("event")
+            if event is None or entry["table"] != table:
+                continue
+            hand.apply(event, seat)
+            kind = event["type"]
+            if kind == "match_over":
+                return event
+            if kind == "turn" and event["seat"] == seat:
+                phase = event.get("phase", "play")
+                if len(hand.cards) == 15 or phase == "chanter_discard":
+                    await _discard(client, table, hand)
+                elif phase == "chanter_vote":
+                    await client.call("chanter_vote", table=table, vote=True)
+                else:
+                    card = hand.cards[-1] if pick == "last" else hand.cards[0]
+                    await client.call("play", table=table, card=card)
+
+
+async def _discard(client: NetClient, table: str, hand: Hand) -> None:
+    cards = hand.cards[-6:]
+    await client.call("discard", table=table, cards=cards)
+    for c in cards:
+        hand.cards.remove(c)

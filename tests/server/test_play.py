@@ -1,0 +1,216 @@
+"""Playing over the network (issue 5): real server on 127.0.0.1, real Redis-compatible store."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+
+from server.game import ALL_CARDS
+from server.game.record import verify_record
+from server.tablestate import TableState
+
+from .netclient import ServerError
+from .players import autoplay
+
+FAST = {"deals": 2, "bot_delay_ms": 0}
+
+
+async def seated_table(connect, humans: int, options=None, levels=("random",) * 3):
+    """A started table with ``humans`` network players (seats 0..) and bots after them."""
+    clients = [await connect(f"P{i}") for i in range(humans)]
+    created = await clients[0].call("create_table", options=options or FAST)
+    table = created["table"]
+    for i, c in enumerate(clients[1:], start=1):
+        assert (await c.call("join", table=table, seat=i))["seat"] == i
+    for k, seat in enumerate(range(humans, 4)):
+        await clients[0].call("add_bot", table=table, seat=seat, level=levels[k])
+    await clients[0].call("start", table=table)
+    return table, clients
+
+
+async def test_four_humans_play_a_whole_match_and_the_stored_record_verifies(connect, server):
+    table, clients = await seated_table(connect, 4)
+    results = await asyncio.gather(*(autoplay(c, table, i) for i, c in enumerate(clients)))
+    assert all(r == results[0] for r in results)
+    summary = verify_record(results[0]["record"])
+    assert summary["points"] == results[0]["points"]
+    # The stored record is the same, and get_record serves it after the match (R17).
+    fetched = await clients[2].call("get_record", table=table)
+    assert fetched["record"] == results[0]["record"]
+    stored = await server.hub.store.load_record(table)
+    assert stored is not None
+
+
+async def test_two_humans_and_two_bots(connect):
+    table, clients = await seated_table(connect, 2, levels=("normal", "easy"))
+    results = await asyncio.gather(autoplay(clients[0], table, 0), autoplay(clients[1], table, 1))
+    assert results[0]["points"] == results[1]["points"]
+    assert sum(results[0]["points"]) >= 0
+    assert verify_record(results[0]["record"])["result"] == results[0]["result"]
+
+
+async def test_every_viewer_sequence_is_gap_free(connect):
+    table, clients = await seated_table(connect, 2)
+    watcher = await connect("Watcher")
+    await watcher.call("spectate", table=table)
+    await asyncio.gather(autoplay(clients[0], table, 0), autoplay(clients[1], table, 1))
+    await watcher.wait_event(lambda e: e["type"] == "match_over")
+    for c in (*clients, watcher):
+        seqs = [s for s in c.seqs(table)]
+        first = seqs[0]
+        # Snapshots repeat the seq they reflect; after that every number arrives once.
+        after = [s for s in seqs if s > first]
+        assert after == list(range(first + 1, first + 1 + len(after)))
+
+
+async def test_spectator_sees_every_public_event_and_no_hidden_card_or_signal(connect):
+    options = {"deals": 1, "bot_delay_ms": 0, "signals": "private"}
+    table, clients = await seated_table(connect, 2, options=options, levels=("normal", "normal"))
+    watcher = await connect("Watcher")
+    await watcher.call("spectate", table=table)
+    await clients[0].call("signal", table=table, signal="useless_hand")
+    await asyncio.gather(autoplay(clients[0], table, 0), autoplay(clients[1], table, 1))
+    await watcher.wait_event(lambda e: e["type"] == "match_over")
+    played = {p["card"] for p in watcher.payloads("card_played")}
+    assert len(played) == 36
+    # Every frame it got: no hand, no talon, no signal; the only cards are played ones.
+    for msg in watcher.messages:
+        ev = msg.get("event") or {}
+        assert ev.get("type") not in ("hand_dealt", "talon_dealt", "signal")
+        if ev.get("type") == "snapshot":
+            assert ev["view"]["hand"] == [] and ev["view"]["signals"] == []
+    frames = b"".join(f for f in watcher.frames if b"match_over" not in f)
+    for card in set(ALL_CARDS) - played:
+        assert msgpack.packb(card) not in frames, f"unplayed {card} reached the spectator"
+    # It saw each public event the players saw (same seq, same payload).
+    public = {e["seq"]: e["event"] for e in clients[0].events
+              if e.get("event") and e["event"]["type"] in ("card_played", "trick_done",
+                                                           "deal_scored", "match_over")}
+    seen = {e["seq"]: e["event"] for e in watcher.events if e.get("event")}
+    for seq, payload in public.items():
+        assert seen.get(seq) == payload
+
+
+async def test_r16_a_signal_reaches_the_partner_and_nobody_else(connect):
+    options = {"deals": 1, "bot_delay_ms": 0, "signals": "private"}
+    clients = [await connect(f"P{i}") for i in range(4)]
+    table = (await clients[0].call("create_table", options=options))["table"]
+    for i in (1, 2, 3):
+        await clients[i].call("join", table=table, seat=i)
+    watcher = await connect("Watcher")
+    await watcher.call("spectate", table=table)
+    await clients[0].call("start", table=table)
+    await clients[1].call("signal", table=table, signal="aces", n=2)
+    got = await clients[3].wait_event(lambda e: e["type"] == "signal")
+    assert got["event"] == {"type": "signal", "from_seat": 1, "signal": "aces", "n": 2}
+    # The others got the same seq as a bare placeholder, and no signal anywhere.
+    for other in (clients[0], clients[2], clients[1], watcher):
+        await other.wait_until(lambda o=other: got["seq"] in o.seqs(table))
+        entry = next(e for e in other.events if e["seq"] == got["seq"])
+        assert entry.get("event") is None
+        assert not other.payloads("signal")
+
+
+async def test_signals_off_is_refused(connect):
+    table, clients = await seated_table(connect, 1, options={"deals": 1, "signals": "off",
+                                                              "bot_delay_ms": 5000})
+    with pytest.raises(ServerError) as err:
+        await clients[0].call("signal", table=table, signal="monsieur")
+    assert err.value.code == "signals_off"
+
+
+async def _stored(server, table):
+    version, raw = await server.hub.store.load_table(table)
+    return version, TableState.from_bytes(raw)
+
+
+async def test_bad_moves_are_refused_with_their_code_and_change_nothing(connect, server):
+    options = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3}
+    clients = [await connect(f"P{i}") for i in range(4)]
+    table = (await clients[0].call("create_table", options=options))["table"]
+    for i in (1, 2, 3):
+        await clients[i].call("join", table=table, seat=i)
+    outsider = await connect("Outsider")
+    other = (await outsider.call("create_table", options=options))["table"]
+    await clients[0].call("start", table=table)
+    hands = {}
+    for i, c in enumerate(clients):
+        hands[i] = (await c.wait_event(lambda e: e["type"] == "hand_dealt"))["event"]["cards"]
+    before = await _stored(server, table)
+    assert before[1].match["to_act"] == 0          # R10: left of dealer 3 leads
+    cases = [
+        (clients[1], {"table": table, "card": hands[1][0]}, "not_your_turn"),
+        (clients[0], {"table": table, "card": hands[1][0]}, "card_not_in_hand"),
+        (outsider, {"table": table, "card": hands[0][0]}, "not_seated"),
+        (clients[0], {"table": other, "card": hands[0][0]}, "not_seated"),
+        (clients[0], {"table": "nope", "card": hands[0][0]}, "no_such_table"),
+        (clients[0], {"table": table, "card": "3x"}, "unknown_card"),
+    ]
+    for client, fields, code in cases:
+        reply = await client.request("play", **fields)
+        assert reply["type"] == "error" and reply["code"] == code, (fields, reply)
+        assert reply["message"]
+    wrong = await clients[0].request("chanter_vote", table=table, vote=True)
+    assert wrong["code"] == "wrong_phase"
+    assert await _stored(server, table) == before
+
+
+async def test_lobby_errors(connect):
+    ana, bo, cy = await connect("Ana"), await connect("Bo"), await connect("Cy")
+    table = (await ana.call("create_table", options=FAST))["table"]
+    assert (await bo.request("join", table=table, seat=0))["code"] == "seat_taken"
+    assert (await bo.request("start", table=table))["code"] == "not_creator"
+    assert (await ana.request("start", table=table))["code"] == "not_ready"
+    assert (await bo.request("add_bot", table=table, seat=1, level="easy"))["code"] == \
+        "not_at_table"
+    private = await ana.call("create_table", options=FAST, private=True)
+    assert (await cy.request("join", table=private["table"]))["code"] == "bad_code"
+    assert (await cy.request("spectate", table=private["table"]))["code"] == "bad_code"
+    listed = [t["table"] for t in (await cy.call("list_tables"))["tables"]]
+    assert table in listed and private["table"] not in listed
+    assert (await cy.call("join", table=private["table"], code=private["code"]))["seat"] == 1
+    for seat in (1, 2, 3):
+        if seat > 1:
+            await ana.call("add_bot", table=table, seat=seat, level="easy")
+    await bo.call("join", table=table, seat=1)
+    assert (await cy.request("join", table=table))["code"] == "table_full"
+    await ana.call("start", table=table)
+    assert (await ana.request("remove_bot", table=table, seat=2))["code"] == "wrong_phase"
+
+
+async def test_two_concurrent_commands_on_one_table_apply_in_a_defined_order(connect, server):
+    """Both clients fire at once: the table's lock applies one, then refuses the other."""
+    options = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3}
+    clients = [await connect(f"P{i}") for i in range(4)]
+    table = (await clients[0].call("create_table", options=options))["table"]
+    for i in (1, 2, 3):
+        await clients[i].call("join", table=table, seat=i)
+    await clients[0].call("start", table=table)
+    hands = [(await c.wait_event(lambda e: e["type"] == "hand_dealt"))["event"]["cards"]
+             for c in clients]
+    # Seat 0 leads; seat 1 also tries at the same moment.
+    r0, r1 = await asyncio.gather(
+        clients[0].request("play", table=table, card=hands[0][0]),
+        clients[1].request("play", table=table, card=hands[1][0]),
+    )
+    assert r0["type"] == "ok"
+    # Seat 1's play was either applied after seat 0's (legal then) or refused before it.
+    _version, state = await _stored(server, table)
+    played = [p for p in clients[2].payloads("card_played")]
+    if r1["type"] == "ok":
+        assert [p["seat"] for p in played][:2] == [0, 1]
+    else:
+        assert r1["code"] == "not_your_turn"
+        assert state.match["trick"] == [hands[0][0]]
+        assert state.match["hands"][1] == hands[1]
+
+
+async def test_resent_command_id_is_answered_with_its_original_result(connect, server):
+    ana = await connect("Ana")
+    first = await ana.request("create_table", cid=77, options=FAST)
+    again = await ana.request("create_table", cid=77, options=FAST)
+    assert first == again
+    assert len([t for t in server.hub.tables.values() if t.state.creator ==
+                ana.welcome["player_id"]]) == 1
