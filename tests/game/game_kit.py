@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from server.game import ALL_CARDS, STRENGTH, Match, Options, Play, rules
+from server.game import ALL_CARDS, STRENGTH, Discard, Match, Options, Phase, Play, rules
 
 Script = list[list[str]]
 
@@ -114,7 +114,10 @@ def random_play(m: Match, rng: random.Random, max_actions: int | None = None) ->
     while not m.over and (max_actions is None or len(log) < max_actions):
         seat = m.to_act
         assert seat is not None
-        action = rng.choice(m.legal_actions(seat))
+        if m.phase is Phase.CHANTER_DISCARD:   # uniform, without listing C(15, 6) discards
+            action: Any = Discard(seat, tuple(rng.sample(m.hands[seat], 6)))
+        else:
+            action = rng.choice(m.legal_actions(seat))
         m.apply(action)
         log.append(action)
     return log

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from server.game import (
     ALL_CARDS,
     SIGNALS,
+    Discard,
     Match,
     Options,
     Phase,
@@ -138,6 +139,9 @@ def _random_action(m: Match, rng: random.Random) -> Any:
         return Signal(rng.randrange(4), name, rng.randint(1, 4) if name == "aces" else None)
     seat = m.to_act
     assert seat is not None
+    if m.phase is Phase.CHANTER_DISCARD:
+        # A uniform pick among the C(15, 6) legal discards, without listing all 5005.
+        return Discard(seat, tuple(rng.sample(m.hands[seat], 6)))
     return rng.choice(m.legal_actions(seat))
 
 
