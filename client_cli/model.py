@@ -1,0 +1,251 @@
+"""A client's local copy of one table, kept in step with the server's event stream.
+
+The server sends a ``snapshot`` (the engine's view for this viewer) when we join, spectate
+or resume without a replay, and then one ``event`` per sequence number. This model applies
+each event to the last view, so it always holds exactly the view dict the engine would build
+for our seat (``server.game.view``): the same shape the renderer shows and the network bot
+hands to ``server.bots.choose_action``. Snapshots re-base everything (docs/PROTOCOL.md,
+"Sequence numbers and resume").
+
+Pure: no I/O, no asyncio, so it is tested by replaying engine matches through it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from protocol import EventError, options_from_dict, to_dict
+from server.game.cards import sort_by_strength
+from server.game.seats import left_of
+
+View = dict[str, Any]
+
+
+class Feed(Enum):
+    """What :meth:`TableModel.feed` did with one frame."""
+
+    APPLIED = "applied"      # in order; the model moved on
+    DUPLICATE = "duplicate"  # seq already seen (around a resume): ignored
+    GAP = "gap"              # seq jumped: something was missed, resume from ``seq``
+
+
+@dataclass
+class TableModel:
+    """One table as this client knows it: lobby info, our seat, the view, the last seq."""
+
+    table: str
+    seat: int | None = None              # our seat; None when spectating
+    seq: int = 0                         # last sequence number processed
+    info: dict[str, Any] | None = None   # the latest TableInfo (table_changed)
+    view: View | None = None             # the engine-shaped view, once a match is running
+    pending_discard: list[str] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
+
+    @property
+    def my_turn(self) -> bool:
+        v = self.view
+        return (v is not None and self.seat is not None and v.get("to_act") == self.seat
+                and v.get("phase") in ("play", "chanter_vote", "chanter_discard"))
+
+    @property
+    def status(self) -> str:
+        return str(self.info.get("status", "waiting")) if self.info else "waiting"
+
+    def seat_name(self, seat: int) -> str | None:
+        """The raw (uncleaned) name in ``seat`` from the lobby info, if known."""
+        if not self.info:
+            return None
+        seats = self.info.get("seats") or []
+        if 0 <= seat < len(seats):
+            name = seats[seat].get("name")
+            return str(name) if name else None
+        return None
+
+    # ------------------------------------------------------------------ the stream
+
+    def feed(self, seq: int, event: dict[str, Any] | None) -> Feed:
+        """Take one ``event`` frame (``event`` None: a placeholder) with its ``seq``.
+
+        Snapshots always re-base (their seq is the table's current one). A ``table_changed``
+        is idempotent lobby state, so it is applied whatever its seq; one that jumps ahead is
+        the first frame of a subscription (join, spectate, resume by snapshot) and re-bases
+        the sequence too (a snapshot follows it if a match is running).
+        """
+        kind = event.get("type") if event else None
+        if kind == "snapshot":
+            assert event is not None
+            self.apply(event)
+            self.seq = seq
+            return Feed.APPLIED
+        if kind == "table_changed":
+            assert event is not None
+            self.apply(event)
+            if seq > self.seq:
+                self.seq = seq
+                return Feed.APPLIED
+            return Feed.DUPLICATE
+        if seq <= self.seq:
+            return Feed.DUPLICATE
+        if seq != self.seq + 1:
+            return Feed.GAP
+        self.seq = seq
+        if event is not None:
+            self.apply(event)
+        return Feed.APPLIED
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, event: dict[str, Any]) -> None:
+        """Apply one event payload (an engine-shaped dict) to the view, as the engine does."""
+        kind = event.get("type")
+        if kind == "snapshot":
+            view = copy.deepcopy(event["view"])
+            view.setdefault("discarded", [])
+            view.setdefault("signals_sent", [])
+            view["trick"] = [list(x) for x in view.get("trick", [])]
+            view["draw"] = [list(x) for x in view.get("draw", [])]
+            self.view = view
+            self.seat = view.get("viewer")
+            return
+        if kind == "table_changed":
+            self.info = copy.deepcopy(event["table"])
+            return
+        v = self.view
+        if v is None:
+            # Events of a match we have no view of (a snapshot always comes first; this is
+            # only reached if a server skips it): start from an empty view.
+            if kind in ("partner_draw", "deal_started"):
+                v = self.view = self._empty_view()
+            else:
+                return
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(v, event)
+
+    def _empty_view(self) -> View:
+        try:
+            options = to_dict(options_from_dict(dict((self.info or {}).get("options") or {})))
+        except EventError:
+            options = {}
+        return {
+            "viewer": self.seat, "phase": "play", "options": options, "deal_number": 0,
+            "dealer": 0, "to_act": None, "hand": [], "hand_sizes": [0, 0, 0, 0], "leader": 0,
+            "trick": [], "tricks": [], "trick_counts": [0, 0, 0, 0], "points": [0, 0],
+            "deals": [], "chanter_votes": [None] * 4, "signals": [], "draw": [],
+            "result": None, "discarded": [], "signals_sent": [],
+        }
+
+    def _on_partner_draw(self, v: View, e: dict[str, Any]) -> None:
+        """R7: seats move; ``seating[s]`` is where the player of seat ``s`` now sits."""
+        v["draw"] = [list(x) for x in e["cards"]]
+        v["dealer"] = e["dealer"]
+        if self.seat is not None:
+            self.seat = e["seating"][self.seat]
+            v["viewer"] = self.seat
+
+    def _on_deal_started(self, v: View, e: dict[str, Any]) -> None:
+        """R8: a fresh deal; R9: with chanter the deal opens with the vote."""
+        dealer = e["dealer"]
+        chanter = bool((v.get("options") or {}).get("chanter", False))
+        v.update({
+            "deal_number": e["deal_number"], "dealer": dealer,
+            "phase": "chanter_vote" if chanter else "play",
+            "to_act": left_of(dealer), "hand": [], "hand_sizes": [9, 9, 9, 9],
+            "leader": left_of(dealer), "trick": [], "tricks": [], "trick_counts": [0] * 4,
+            "chanter_votes": [None] * 4, "signals": [], "discarded": [], "signals_sent": [],
+        })
+        self.pending_discard = []
+
+    def _on_hand_dealt(self, v: View, e: dict[str, Any]) -> None:
+        if e["seat"] == self.seat:
+            v["hand"] = sort_by_strength(list(e["cards"]))
+
+    def _on_chanter_vote(self, v: View, e: dict[str, Any]) -> None:
+        v["chanter_votes"][e["seat"]] = e["vote"]
+        v["to_act"] = left_of(e["seat"])
+
+    def _on_chanter_result(self, v: View, e: dict[str, Any]) -> None:
+        """R9: all four agreed, the talon goes to the dealer's left and the dealer."""
+        first, dealer = left_of(v["dealer"]), v["dealer"]
+        if e["accepted"]:
+            v["phase"] = "chanter_discard"
+            v["hand_sizes"][first] += 6
+            v["hand_sizes"][dealer] += 6
+            v["to_act"] = first
+        else:
+            v["phase"] = "play"
+            v["leader"] = first
+            v["to_act"] = first
+
+    def _on_talon_dealt(self, v: View, e: dict[str, Any]) -> None:
+        if e["seat"] == self.seat:
+            v["hand"] = sort_by_strength(list(v["hand"]) + list(e["cards"]))
+
+    def _on_chanter_discarded(self, v: View, e: dict[str, Any]) -> None:
+        seat, dealer = e["seat"], v["dealer"]
+        v["hand_sizes"][seat] -= 6
+        if seat == self.seat and self.pending_discard:
+            v["hand"] = [c for c in v["hand"] if c not in self.pending_discard]
+            v["discarded"] = list(self.pending_discard)
+            self.pending_discard = []
+        if seat == left_of(dealer):
+            v["to_act"] = dealer
+        else:
+            v["phase"] = "play"
+            v["leader"] = left_of(dealer)
+            v["to_act"] = left_of(dealer)
+
+    def _on_card_played(self, v: View, e: dict[str, Any]) -> None:
+        """R10: any card; the turn passes clockwise."""
+        seat, card = e["seat"], e["card"]
+        v["trick"].append([seat, card])
+        v["hand_sizes"][seat] = max(0, v["hand_sizes"][seat] - 1)
+        if seat == self.seat and card in v["hand"]:
+            v["hand"] = [c for c in v["hand"] if c != card]
+        v["to_act"] = left_of(seat)
+
+    def _on_trick_done(self, v: View, e: dict[str, Any]) -> None:
+        """R11: the winner leads next; after a spoiled trick the same leader leads again."""
+        winner = e["winner"]
+        v["tricks"].append({"leader": e["leader"], "cards": list(e["cards"]), "winner": winner})
+        v["trick"] = []
+        if winner is not None:
+            v["trick_counts"][winner] += 1
+            v["leader"] = winner
+        else:
+            v["leader"] = e["leader"]
+        v["to_act"] = v["leader"]
+
+    def _on_deal_scored(self, v: View, e: dict[str, Any]) -> None:
+        """R12/R13: the deal's result joins the match history."""
+        v["points"] = list(e["totals"])
+        v["deals"].append({
+            "dealer": e["dealer"], "winner": e["winner"], "points": list(e["points"]),
+            "mordienne": e["mordienne"], "trick_counts": list(e["trick_counts"]),
+        })
+        v["to_act"] = None
+
+    def _on_match_over(self, v: View, e: dict[str, Any]) -> None:
+        v["phase"] = "match_over"
+        v["to_act"] = None
+        v["points"] = list(e["points"])
+        v["result"] = e["result"]
+
+    def _on_signal(self, v: View, e: dict[str, Any]) -> None:
+        v["signals"].append({"from_seat": e["from_seat"], "signal": e["signal"], "n": e.get("n")})
+
+    def _on_turn(self, v: View, e: dict[str, Any]) -> None:
+        v["to_act"] = e["seat"]
+
+    def note_signal_sent(self, signal: str, n: int | None) -> None:
+        """Our own signals are not echoed back; the bots' view lists them (signals_sent)."""
+        if self.view is not None:
+            self.view.setdefault("signals_sent", []).append({"signal": signal, "n": n})

@@ -1,0 +1,126 @@
+"""The client's table model replays the wire events into exactly the engine's view.
+
+For seeded random matches (with and without chanter, partner draw and risky signals), every
+seat's model, fed only the frames that seat receives (others' hands and signals arrive as
+placeholders), equals ``server.game.view`` after every action. That is what lets the
+network bot hand the model's view to ``server.bots.choose_action``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import protocol
+from client_cli.model import Feed, TableModel
+from server.game import ChanterVote, Discard, Match, Options, Play, Signal, view
+from server.game.views import spectator_view
+from server.tablestate import ENGINE_OPTIONS
+
+WIRE_FIELDS = set(protocol.TableView.__struct_fields__)
+
+
+def wire(event: dict[str, Any]) -> dict[str, Any]:
+    """An engine event as a client decodes it off the wire (unknown keys dropped)."""
+    clean = {k: v for k, v in event.items() if k != "to"}
+    if clean["type"] == "match_over":
+        clean["record"] = {}  # the server adds the R17 record
+    return protocol.to_dict(protocol.event_from_dict(clean))
+
+
+def snapshot(match: Match, seat: int | None) -> dict[str, Any]:
+    v = view(match, seat) if seat is not None else spectator_view(match)
+    return {"type": "snapshot", "view": protocol.to_dict(protocol.view_from_dict(v))}
+
+
+def expected(match: Match, seat: int | None) -> dict[str, Any]:
+    v = view(match, seat) if seat is not None else spectator_view(match)
+    keys = WIRE_FIELDS | ({"discarded", "signals_sent"} if seat is not None else set())
+    out = protocol.to_dict(protocol.view_from_dict(v)) | {k: v[k] for k in keys - WIRE_FIELDS}
+    out["options"] = {k: out["options"][k] for k in ENGINE_OPTIONS}
+    return out
+
+
+def model_view(model: TableModel, seat: int | None) -> dict[str, Any]:
+    assert model.view is not None
+    keys = WIRE_FIELDS | ({"discarded", "signals_sent"} if seat is not None else set())
+    out = {k: model.view[k] for k in keys}
+    out["options"] = {k: out["options"][k] for k in ENGINE_OPTIONS}
+    return out
+
+
+def random_action(match: Match, seat: int, rng: random.Random) -> Any:
+    return rng.choice(match.legal_actions(seat))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_models_follow_the_engine_view(seed: int) -> None:
+    rng = random.Random(seed)
+    options = Options(deals=2, chanter=seed % 2 == 0, partner_draw=seed % 3 == 0,
+                      signals="risky" if seed % 4 else "private", signal_risk=0.5)
+    match, opening = Match.new(options, seed)
+    viewers: list[int | None] = [0, 1, 2, 3, None]
+    # Each viewer joins after the opening events: it starts from a snapshot (seq = N).
+    models = {s: TableModel("t", seat=s) for s in viewers}
+    seq = len(opening)
+    if seed % 2:
+        # Joined after the start: each viewer begins with a snapshot (seq = N).
+        for s, m in models.items():
+            assert m.feed(seq, snapshot(match, s)) is Feed.APPLIED
+    else:
+        # Seated before the start: the lobby info, then the opening events (no snapshot).
+        info = {"table": "t", "options": {"deals": 2, "chanter": options.chanter,
+                                          "partner_draw": options.partner_draw,
+                                          "signals": options.signals, "signal_risk": 0.5,
+                                          "bot_delay_ms": 0},
+                "seats": [{"kind": "bot"}] * 4, "status": "playing"}
+        for m in models.values():
+            m.feed(0, {"type": "table_changed", "table": info})
+            for i, event in enumerate(opening, 1):
+                # R7: the partner draw moves players; the model follows its own player.
+                visible = "to" not in event or (m.seat is not None and m.seat in event["to"])
+                assert m.feed(i, wire(event) if visible else None) is Feed.APPLIED
+    for m in models.values():
+        assert model_view(m, m.seat) == expected(match, m.seat)
+    models = {m.seat: m for m in models.values()}
+    while not match.over:
+        seat = match.to_act
+        assert seat is not None
+        if rng.random() < 0.15 and match.phase == "play":
+            action: Any = Signal(seat, rng.choice(["monsieur", "useless_hand"]))
+        else:
+            action = random_action(match, seat, rng)
+        if isinstance(action, Discard):
+            models[seat].pending_discard = list(action.cards)
+        if isinstance(action, Signal):
+            models[seat].note_signal_sent(action.signal, action.n)
+        events = match.apply(action)
+        for event in events:
+            seq += 1
+            for s, m in models.items():
+                visible = "to" not in event or (s is not None and s in event["to"])
+                assert m.feed(seq, wire(event) if visible else None) is Feed.APPLIED
+        for s, m in models.items():
+            assert model_view(m, s) == expected(match, s), (s, action)
+    for m in models.values():
+        assert m.view is not None and m.view["result"] == match.result
+
+
+def test_seq_rules() -> None:
+    m = TableModel("t")
+    info = {"table": "t", "seats": [{"kind": "empty"}] * 4, "status": "waiting"}
+    assert m.feed(5, {"type": "table_changed", "table": info}) is Feed.APPLIED
+    assert m.seq == 5
+    assert m.feed(5, {"type": "table_changed", "table": info}) is Feed.DUPLICATE
+    assert m.feed(4, None) is Feed.DUPLICATE
+    assert m.feed(8, None) is Feed.GAP
+    assert m.seq == 5
+    assert m.feed(6, None) is Feed.APPLIED
+    assert m.seq == 6
+
+
+def test_turn_actions_are_consistent() -> None:
+    # Sanity for the helpers above: the engine's actions the test uses exist.
+    assert Play(0, "3o").card == "3o" and ChanterVote(0, True).vote
