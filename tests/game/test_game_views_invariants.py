@@ -172,7 +172,7 @@ def _run(options: Options, seed: int, play_seed: int, check_views: bool) -> tupl
 # ---------------------------------------------------------------- property tests
 
 
-@settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(options_strategy, st.integers(0, 2**40), st.integers(0, 2**40))
 def test_r10_r14_invariants_over_random_deals(options: Options, seed: int, play: int) -> None:
     """Thousands of deals: nine tricks, counts + spoiled = 9, at most one team scores 0-2,
@@ -188,7 +188,7 @@ def test_r10_r14_invariants_over_2000_seeded_deals() -> None:
         _run(options, seed, seed * 7919, check_views=False)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(options_strategy, st.integers(0, 2**40), st.integers(0, 2**40))
 def test_views_never_leak_hidden_cards(options: Options, seed: int, play: int) -> None:
     """After every action, no seat's view holds another seat's unplayed cards, the talon or
