@@ -25,7 +25,7 @@ from .fields import (
     TrickCards,
     check_signal_n,
 )
-from .views import TableInfo, TableView
+from .views import Phase, TableInfo, TableView
 
 
 class EventBase(msgspec.Struct, tag_field="type", kw_only=True):
@@ -155,9 +155,14 @@ class SignalReceived(EventBase, tag="signal"):
 
 
 class Turn(EventBase, tag="turn"):
-    """Optional hint: ``seat`` is to act now (also derivable from the view)."""
+    """Optional hint: ``seat`` is to act now (also derivable from the view).
+
+    ``phase`` says what it is to do: ``play`` a card, ``chanter_vote`` or
+    ``chanter_discard`` (R9). Added in 1.1 (a minor change): older servers omit it.
+    """
 
     seat: Seat
+    phase: Phase | None = None
 
 
 class UnknownEvent(msgspec.Struct, kw_only=True):

@@ -107,6 +107,13 @@ class SignalInfo(msgspec.Struct, kw_only=True):
         check_signal_n(self.signal, self.n)
 
 
+class SignalSent(msgspec.Struct, kw_only=True):
+    """A signal this viewer sent (R15); the sender is never told who noticed it (R16)."""
+
+    signal: SignalId
+    n: AcesCount | None = None
+
+
 class TableView(msgspec.Struct, kw_only=True):
     """What one viewer may know of a table in play (the engine's per-seat view).
 
@@ -131,3 +138,7 @@ class TableView(msgspec.Struct, kw_only=True):
     signals: list[SignalInfo]
     draw: Annotated[list[SeatCard], Meta(max_length=48)]
     result: MatchResult | None = None
+    #: The viewer's own six chanter discards this deal (R9); empty for spectators.
+    discarded: Annotated[list[Card], Meta(max_length=6)] = msgspec.field(default_factory=list)
+    #: Signals the viewer sent this deal (R15), without who noticed them (R16).
+    signals_sent: list[SignalSent] = msgspec.field(default_factory=list)

