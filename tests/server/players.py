@@ -47,8 +47,8 @@ async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "las
             if kind == "match_over":
                 return event
             if kind == "turn" and event["seat"] == seat:
-                phase = event.get("phase", "play")
-                if len(hand.cards) == 15 or phase == "chanter_discard":
+                phase = event.get("phase") or "play"
+                if phase == "chanter_discard":
                     await _discard(client, table, hand)
                 elif phase == "chanter_vote":
                     await client.call("chanter_vote", table=table, vote=True)

@@ -214,3 +214,18 @@ async def test_resent_command_id_is_answered_with_its_original_result(connect, s
     assert first == again
     assert len([t for t in server.hub.tables.values() if t.state.creator ==
                 ana.welcome["player_id"]]) == 1
+
+
+async def test_r9_chanter_over_the_network(connect):
+    """All four agree (R9): the dealer's left and the dealer get six talon cards each, discard
+    six, and nobody else ever sees them."""
+    options = {"deals": 1, "bot_delay_ms": 0, "chanter": True, "first_dealer": 3}
+    table, clients = await seated_table(connect, 4, options=options)
+    results = await asyncio.gather(*(autoplay(c, table, i) for i, c in enumerate(clients)))
+    assert verify_record(results[0]["record"])["points"] == results[0]["points"]
+    talon = {i: c.payloads("talon_dealt") for i, c in enumerate(clients)}
+    assert [len(talon[i]) for i in range(4)] == [1, 0, 0, 1]      # left of dealer 3, dealer
+    assert all(len(t[0]["cards"]) == 6 for t in (talon[0], talon[3]))
+    votes = [p["seat"] for p in clients[1].payloads("chanter_vote")]
+    assert votes == [0, 1, 2, 3]
+    assert clients[1].payloads("chanter_result") == [{"type": "chanter_result", "accepted": True}]
