@@ -4,12 +4,17 @@
 a ``redis-server`` on PATH is run with the same configuration. Either way the data lives
 in ``data_dir`` as an append-only file, so tables survive a restart of the server.
 
-Durability choice, ``appendfsync everysec`` (the default here): Redis ``write(2)``s each
-command to the AOF before replying, so a crash or kill of the Redis *process* loses no
-acknowledged move; only an OS crash or power cut can lose the last ~1 s. ``always`` would
-put an ``fsync`` on the critical path of every move of every table (milliseconds on real
-disks, serialised across all tables) to protect against power loss, which for a card game
-costs more than the second of play it saves. Pass ``appendfsync="always"`` if you disagree.
+Durability choice, ``appendfsync always`` (the default here): the server broadcasts a
+move's events only after ``Store.commit`` returns, so an acknowledged commit must never be
+rolled back, or a restarted server would hold an older state than the clients have seen
+(their ``after_seq`` would be ahead of the log). With ``everysec`` Redis may acknowledge a
+write before even ``write(2)``-ing it to the AOF (it postpones the write up to 2 s while a
+background fsync is pending), so a crash of the Redis *process*, not only of the machine,
+can lose ~1-2 s of acknowledged moves: ``tests/store`` reproduced exactly that with SIGKILL.
+``always`` costs about 1-2 ms per commit (see ``bench/store.py``); fsyncs are shared by
+all commands of one event-loop turn, so many tables still commit concurrently, and moves
+arrive seconds apart per table. Pass ``appendfsync="everysec"`` to trade that guarantee
+for latency (for example for load tests).
 """
 
 from __future__ import annotations
@@ -121,7 +126,7 @@ class EmbeddedStore:
         data_dir: Path,
         port: int | None = None,
         *,
-        appendfsync: Literal["everysec", "always"] = "everysec",
+        appendfsync: Literal["always", "everysec"] = "always",
         backend: Backend = "auto",
         startup_timeout: float = 20.0,
     ) -> None:

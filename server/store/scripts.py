@@ -34,8 +34,8 @@ if v ~= expected then
 end
 local nv = v + 1
 redis.call('HSET', KEYS[1], 'version', nv, 'doc', ARGV[2], 'nonce', ARGV[3])
-if #ARGV >= 5 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+for i = 5, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
 return {1, nv}

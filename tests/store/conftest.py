@@ -23,8 +23,3 @@ async def store(
         yield Store(client, key_prefix)
     finally:
         await client.aclose()
-
-
-async def all_keys(client: aioredis.Redis, match: str = "*") -> list[bytes]:
-    """Every key matching ``match`` (SCAN, so it is safe on a shared server)."""
-    return [key async for key in client.scan_iter(match=match, count=500)]

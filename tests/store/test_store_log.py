@@ -75,3 +75,13 @@ async def test_read_log_matches_a_model_over_random_histories(store: Store) -> N
                 assert got is None, (run, after)
             else:
                 assert got == expected, (run, after)
+
+
+async def test_huge_batch_is_appended_and_trimmed(store: Store) -> None:
+    """A batch larger than Lua's unpack() limit still lands in one atomic commit."""
+    await store.create_table("big", b"d")
+    batch = [(s, s.to_bytes(4, "big")) for s in range(1, 12_001)]
+    assert await store.commit("big", 1, b"d2", batch, log_max=10_000) == 2
+    got = await store.read_log("big", 2_000)
+    assert got is not None and len(got) == 10_000 and got[0] == (2_001, (2_001).to_bytes(4, "big"))
+    assert await store.read_log("big", 1_999) is None

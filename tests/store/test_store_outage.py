@@ -82,19 +82,21 @@ async def test_unresponsive_server_times_out_promptly(
 ) -> None:
     """A frozen server (accepts TCP, never answers) must not hang a table either."""
     client = await connect(own_valkey.connection_url)
-    store = Store(client, key_prefix)
-    pid = int((await client.info("server"))["process_id"])
-    await store.create_table("t", b"v1")
-    os.kill(pid, signal.SIGSTOP)
     try:
-        await _assert_unavailable_promptly(lambda: store.commit("t", 1, b"v2"))
-        assert await asyncio.wait_for(store.ping(), timeout=6) is False
+        store = Store(client, key_prefix)
+        pid = int((await client.info("server"))["process_id"])
+        await store.create_table("t", b"v1")
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            await _assert_unavailable_promptly(lambda: store.commit("t", 1, b"v2"))
+            assert await asyncio.wait_for(store.ping(), timeout=6) is False
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        # The timed-out commit is in doubt: the frozen server may still run it on waking.
+        # The caller learns the truth by reloading, and carries on from there.
+        loaded = await store.load_table("t")
+        assert loaded in ((1, b"v1"), (2, b"v2"))
+        assert loaded is not None
+        assert await store.commit("t", loaded[0], b"v3") == loaded[0] + 1
     finally:
-        os.kill(pid, signal.SIGCONT)
-    # The timed-out commit is in doubt: the frozen server may still run it on waking.
-    # The caller learns the truth by reloading, and carries on from there.
-    loaded = await store.load_table("t")
-    assert loaded in ((1, b"v1"), (2, b"v2"))
-    assert loaded is not None
-    assert await store.commit("t", loaded[0], b"v3") == loaded[0] + 1
-    await client.aclose()
+        await client.aclose()

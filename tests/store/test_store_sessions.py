@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 
 from server.store import Store, hash_token
 
-from .conftest import all_keys
+from .store_kit import all_keys
 
 
 async def test_player_data_round_trip(store: Store, redis_client: aioredis.Redis) -> None:
