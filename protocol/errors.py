@@ -46,6 +46,7 @@ class ErrorCode(enum.StrEnum):
     RATE_LIMITED = "rate_limited"
     STORAGE_UNAVAILABLE = "storage_unavailable"
     INTERNAL_ERROR = "internal_error"
+    SHUTTING_DOWN = "shutting_down"
 
 
 class CloseCode(enum.IntEnum):

@@ -124,6 +124,9 @@ async def _answer(hub: Hub, peer: Peer, frame: bytes | str) -> bytes:
             return protocol.encode(protocol.Pong(id=cmd.id))
         if isinstance(cmd, protocol.Hello):
             raise CommandError(ErrorCode.INVALID_FIELD, "hello was already said")
+        if hub.closing:
+            raise CommandError(ErrorCode.SHUTTING_DOWN, "the server is restarting; nothing was "
+                               "applied: reconnect, resume and send it again")
         result = await hub.handle(peer, cmd)
         return protocol.encode(protocol.Ok(id=cmd.id, result=result))
     except CommandError as exc:
@@ -188,12 +191,12 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
                 try:
                     yield Running(hub, server, port, url)
                 finally:
-                    # Tell clients we are going away (they resume with their tokens) ...
+                    # Stop taking connections and commands, let in-flight writes finish,
+                    # then tell clients we are restarting (they resume with their tokens).
                     server.close(close_connections=False)
+                    await hub.close()
                     for peer in list(hub.peers):
                         peer.close(CloseCode.SERVICE_RESTART, "server restarting")
-                    # ... and finish in-flight writes before storage closes.
-                    await hub.close()
                     await server.wait_closed()
         finally:
             await hub.close()

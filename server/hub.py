@@ -47,6 +47,7 @@ class Hub:
         self._grace: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self.started_at = time.time()
+        self.closing = False
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -77,6 +78,7 @@ class Hub:
 
     async def close(self) -> None:
         """Graceful shutdown: stop timers, wait for in-flight commands to be stored."""
+        self.closing = True
         if self._sweeper:
             self._sweeper.cancel()
         for task in self._grace.values():

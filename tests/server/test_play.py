@@ -17,11 +17,15 @@ from .players import autoplay
 FAST = {"deals": 2, "bot_delay_ms": 0}
 
 
-async def seated_table(connect, humans: int, options=None, levels=("random",) * 3):
-    """A started table with ``humans`` network players (seats 0..) and bots after them."""
+async def seated_table(connect, humans: int, options=None, levels=("random",) * 3,
+                       watchers=()):
+    """A started table with ``humans`` network players (seats 0..) and bots after them;
+    ``watchers`` spectate from before the start."""
     clients = [await connect(f"P{i}") for i in range(humans)]
     created = await clients[0].call("create_table", options=options or FAST)
     table = created["table"]
+    for w in watchers:
+        await w.call("spectate", table=table)
     for i, c in enumerate(clients[1:], start=1):
         assert (await c.call("join", table=table, seat=i))["seat"] == i
     for k, seat in enumerate(range(humans, 4)):
@@ -52,9 +56,8 @@ async def test_two_humans_and_two_bots(connect):
 
 
 async def test_every_viewer_sequence_is_gap_free(connect):
-    table, clients = await seated_table(connect, 2)
     watcher = await connect("Watcher")
-    await watcher.call("spectate", table=table)
+    table, clients = await seated_table(connect, 2, watchers=[watcher])
     await asyncio.gather(autoplay(clients[0], table, 0), autoplay(clients[1], table, 1))
     await watcher.wait_event(lambda e: e["type"] == "match_over")
     for c in (*clients, watcher):
@@ -67,9 +70,9 @@ async def test_every_viewer_sequence_is_gap_free(connect):
 
 async def test_spectator_sees_every_public_event_and_no_hidden_card_or_signal(connect):
     options = {"deals": 1, "bot_delay_ms": 0, "signals": "private"}
-    table, clients = await seated_table(connect, 2, options=options, levels=("normal", "normal"))
     watcher = await connect("Watcher")
-    await watcher.call("spectate", table=table)
+    table, clients = await seated_table(connect, 2, options=options, levels=("normal", "normal"),
+                                        watchers=[watcher])
     await clients[0].call("signal", table=table, signal="useless_hand")
     await asyncio.gather(autoplay(clients[0], table, 0), autoplay(clients[1], table, 1))
     await watcher.wait_event(lambda e: e["type"] == "match_over")
