@@ -10,7 +10,8 @@ rolled back, or a restarted server would hold an older state than the clients ha
 (their ``after_seq`` would be ahead of the log). With ``everysec`` Redis may acknowledge a
 write before even ``write(2)``-ing it to the AOF (it postpones the write up to 2 s while a
 background fsync is pending), so a crash of the Redis *process*, not only of the machine,
-can lose ~1-2 s of acknowledged moves: ``tests/store`` reproduced exactly that with SIGKILL.
+can lose ~1-2 s of acknowledged moves (seen here: 1 in 10 SIGKILLs right after a write
+lost it; ``always`` lost none in the same loop).
 ``always`` costs an fsync per commit (p50 2-4 ms against ~0.4 ms on this shared
 machine's disk; see ``bench/store.py``); fsyncs are shared by all commands of one
 event-loop turn, so many tables still commit concurrently, and moves
