@@ -185,8 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=200,
                         help="number of dealt hands; each is played twice (duplicate)")
     parser.add_argument("--seed", default="0", help="base seed (any string)")
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET.playouts,
-                        help="expert playouts per card decision")
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET.steps,
+                        help="expert search budget per card decision, in simulated card "
+                        "plays (Budget.steps)")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--chanter", action="store_true", help="play with the chanter (R9)")
     parser.add_argument("--signals", choices=("off", "private", "risky"), default="private",
@@ -199,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options: dict[str, object] = {
         "chanter": args.chanter, "signals": args.signals, "mordienne": not args.no_mordienne,
     }
-    budget = Budget(playouts=max(1, args.budget), worlds_cap=DEFAULT_BUDGET.worlds_cap)
+    budget = Budget(steps=max(1, args.budget), worlds_cap=DEFAULT_BUDGET.worlds_cap)
     result = run(args.a, args.b, args.deals, args.seed, options, budget, args.workers)
     doc = summary(args.a, args.b, args.deals, result)
     if args.json:

@@ -23,19 +23,20 @@ View = dict[str, Any]
 class Budget:
     """How much thinking a table allows a search bot per decision (a per-table setting).
 
-    Counted in simulated playouts, never in wall-clock time, so a decision does not depend
-    on how loaded the machine is (determinism). ``playouts`` is the whole budget of one card
-    decision, shared by all candidate cards; the default keeps the expert's p99 decision time
-    under 100 ms on one core (measured by ``aluette-arena``). ``worlds_cap`` bounds how many
-    determinizations (sampled deals of the unseen cards) are drawn.
+    Counted in simulated card plays, never in wall-clock time, so a decision does not depend
+    on how loaded the machine is (determinism). ``steps`` is the whole budget of one card
+    decision: worlds x candidate cards x cards left to play (plus a fixed cost per sampled
+    world); the default keeps the expert's p99 decision time under 100 ms on one core
+    (measured by ``aluette-arena``). ``worlds_cap`` bounds how many determinizations (sampled
+    deals of the unseen cards) are drawn late in a deal, when playouts are short.
     """
 
-    playouts: int = 480
+    steps: int = 25000
     worlds_cap: int = 200
 
     def scaled(self, factor: float) -> Budget:
-        """A budget ``factor`` times as large (arena ``--budget``, stronger/weaker tables)."""
-        return Budget(max(1, int(self.playouts * factor)), max(1, int(self.worlds_cap * factor)))
+        """A budget ``factor`` times as large (stronger or weaker tables)."""
+        return Budget(max(1, int(self.steps * factor)), max(1, int(self.worlds_cap * factor)))
 
 
 DEFAULT_BUDGET = Budget()

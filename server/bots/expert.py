@@ -17,7 +17,7 @@ import random
 from bisect import bisect_right
 
 from server.game import STRENGTH
-from server.game.rules import TRICKS_PER_DEAL, score_deal
+from server.game.rules import TRICKS_PER_DEAL
 
 from .base import Budget, View
 from .heuristics import ascending
@@ -26,7 +26,7 @@ from .sampling import sample_world, sample_world_loose
 
 
 def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
-    """Choose a card by PIMC over ``budget.playouts`` playouts (see module docstring)."""
+    """Choose a card by PIMC within ``budget.steps`` simulated card plays (module docstring)."""
     k = read_view(view)
     hand = ascending(view["hand"])
     reps: dict[int, str] = {}
@@ -40,7 +40,12 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
     trick = [STRENGTH[c] for _, c in view["trick"]]
     winners: list[int | None] = [t["winner"] for t in view["tricks"]]
     mordienne_on = bool(view["options"].get("mordienne", True))
-    n_worlds = max(1, min(budget.worlds_cap, budget.playouts // len(cands)))
+    # Cost of one world: a sample plus one playout per candidate, each as long as the cards
+    # left to play. Fixing the total keeps every decision near the same time (p99 ~ p50):
+    # early decisions see fewer worlds, late ones (short playouts) more.
+    left = sum(view["hand_sizes"])
+    per_world = len(cands) * max(1, left) + SAMPLE_COST
+    n_worlds = max(MIN_WORLDS, min(budget.worlds_cap, budget.steps // per_world))
     totals = [0.0] * len(cands)
     team = seat % 2
     for _ in range(n_worlds):
@@ -50,35 +55,107 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
             hands = [list(h) for h in base]
             hands[seat].remove(cs)
             result = playout(hands, leader, [*trick, cs], list(winners))
-            pts = score_deal(result, mordienne_on).points
-            totals[i] += pts[team] - pts[1 - team]
+            totals[i] += team_value(result, team, mordienne_on)
     best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
     return reps[cands[best]]
+
+
+#: A sampled world costs about as much as this many simulated card plays.
+SAMPLE_COST = 40
+#: Never fewer worlds than this, whatever the budget.
+MIN_WORLDS = 4
 
 
 def playout(
     hands: list[list[int]], leader: int, trick: list[int], winners: list[int | None]
 ) -> list[int | None]:
-    """Finish the deal with :func:`greedy` for every seat; the winners of all nine tricks.
+    """Finish the deal with the greedy policy (:func:`greedy`) for every seat.
 
     ``hands`` are ascending strength lists (mutated), ``trick`` the strengths already down
-    in play order from ``leader``.
+    in play order from ``leader``. Returns the winners of all nine tricks (None = spoiled).
+    This loop is the expert's hot path, so :func:`greedy` is inlined here; the two must
+    stay in step (tests/bots checks they agree).
     """
+    top, count, holder = 0, 0, -1
+    for i, st in enumerate(trick):
+        if st > top:
+            top, count, holder = st, 1, (leader + i) & 3
+        elif st == top:
+            count += 1
+    pos = len(trick)
     while True:
-        while len(trick) < 4:
-            seat = (leader + len(trick)) % 4
+        while pos < 4:
+            seat = (leader + pos) & 3
             hand = hands[seat]
-            trick.append(hand.pop(greedy(hands, seat, leader, trick)))
-        top = max(trick)
-        if trick.count(top) == 1:
-            w: int | None = (leader + trick.index(top)) % 4
-            leader = w
+            partner = seat ^ 2
+            if pos == 0:
+                opp_max = hands[(seat + 1) & 3][-1]
+                o3 = hands[(seat + 3) & 3][-1]
+                if o3 > opp_max:
+                    opp_max = o3
+                partner_max = hands[partner][-1]
+            elif pos == 1:
+                opp_max = hands[(seat + 1) & 3][-1]
+                partner_max = hands[partner][-1]
+            elif pos == 2:
+                opp_max = hands[(seat + 1) & 3][-1]
+                partner_max = 0
+            else:
+                opp_max = partner_max = 0
+            mine = count == 1 and holder == partner
+            if mine and top > opp_max:
+                idx = _dump(hand, top)
+            else:
+                need = top if top > opp_max else opp_max
+                if partner_max > need:
+                    idx = _dump(hand, top if mine else -1)
+                else:
+                    idx = bisect_right(hand, need)
+                    if idx == len(hand):
+                        if count == 1 and not mine and opp_max <= top:
+                            j = bisect_right(hand, top - 1)
+                            idx = j if j < len(hand) and hand[j] == top else _dump(hand, -1)
+                        else:
+                            idx = _dump(hand, top if mine else -1)
+            st = hand.pop(idx)
+            if st > top:
+                top, count, holder = st, 1, seat
+            elif st == top:
+                count += 1
+            pos += 1
+        if count == 1:
+            winners.append(holder)
+            leader = holder
         else:
-            w = None                     # R11: spoiled, the same seat leads again
-        winners.append(w)
+            winners.append(None)        # R11: spoiled, the same seat leads again
         if len(winners) >= TRICKS_PER_DEAL:
             return winners
-        trick = []
+        top, count, holder, pos = 0, 0, -1, 0
+
+
+def team_value(winners: list[int | None], team: int, mordienne_on: bool) -> int:
+    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a).
+
+    Same result as ``rules.score_deal`` (tests/bots checks it), without building a
+    DealScore: this runs once per playout.
+    """
+    counts = [0, 0, 0, 0]
+    reached = [0, 0, 0, 0]
+    for i, w in enumerate(winners):
+        if w is not None:
+            counts[w] += 1
+            reached[w] = i
+    top = max(counts)
+    if top == 0:
+        return 0
+    winner = -1
+    for s in range(4):
+        if counts[s] == top and (winner < 0 or reached[s] < reached[winner]):
+            winner = s
+    pts = 1
+    if mordienne_on and top >= 2 and all(w == winner for w in winners[len(winners) - top :]):
+        pts = 2
+    return pts if winner % 2 == team else -pts
 
 
 def greedy(hands: list[list[int]], seat: int, leader: int, trick: list[int]) -> int:

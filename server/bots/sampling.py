@@ -45,15 +45,17 @@ def sample_world(k: Knowledge, rng: random.Random) -> list[list[str]] | None:
             hands[s].append(c)
             taken.add(c)
     ace_locked = {s for s in others if s in k.aces_exact}
-    # 3. Everything else, card by card, to a slot chosen in proportion to the room left:
-    #    sequential proportional filling gives the uniform distribution over consistent deals
-    #    when nothing is forbidden, and a close approximation when something is.
-    rest = [c for c in pool if c not in taken]
-    rng.shuffle(rest)
-    restricted = [c for c in rest if _is_restricted(k, c, ace_locked)]
-    free = [c for c in rest if not _is_restricted(k, c, ace_locked)]
+    # 3. Cards some seat may not hold (forbidden by a signal, or aces once a seat's count is
+    #    fixed), one by one to a slot in proportion to the room left; then all other cards
+    #    uniformly: a shuffle sliced into the room left, the rest to the talon/discards.
     out_room = len(pool) - sum(cap.values())
-    for c in restricted + free:
+    restricted: list[str] = []
+    free: list[str] = []
+    for c in pool:
+        if c in taken:
+            continue
+        (restricted if _is_restricted(k, c, ace_locked) else free).append(c)
+    for c in restricted:
         slots: list[int] = []
         weights: list[int] = []
         for s in others:
@@ -71,6 +73,14 @@ def sample_world(k: Knowledge, rng: random.Random) -> list[list[str]] | None:
             out_room -= 1
         else:
             hands[pick].append(c)
+    rng.shuffle(free)
+    at = 0
+    for s in others:
+        room = cap[s] - len(hands[s])
+        hands[s].extend(free[at : at + room])
+        at += room
+    if at > len(free):
+        return None
     world: list[list[str]] = [[], [], [], []]
     world[k.seat] = list(k.hand)
     for s in others:
