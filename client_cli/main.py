@@ -1,0 +1,106 @@
+"""``aluette``: the terminal client.
+
+    aluette [--server ws://HOST:PORT] [--name NAME]       the lobby and the game
+    aluette play [--level normal] [--deals 5]             a local game against three bots
+    aluette --bot LEVEL [--table T]                       a network bot (joins or creates)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+import protocol
+
+from .app import App
+from .commands import LEVELS
+from .netbot import NetBot
+
+DEFAULT_SERVER = os.environ.get("ALUETTE_SERVER", "ws://127.0.0.1:8765")
+
+
+def _default_name() -> str:
+    with contextlib.suppress(Exception):
+        return protocol.clean_text(getpass.getuser())[: protocol.MAX_NAME_LEN] or "player"
+    return "player"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="aluette", description="Play Aluette online from the terminal.",
+        epilog="`aluette play` starts a private local server and seats you with three bots.")
+    parser.add_argument("command", nargs="?", choices=("play",),
+                        help="play: a local game against bots (no server needed)")
+    parser.add_argument("--server", default=DEFAULT_SERVER,
+                        help=f"server URL (env ALUETTE_SERVER; default {DEFAULT_SERVER})")
+    parser.add_argument("--name", default=None, help="your name at the table")
+    parser.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
+                        help="run as a network bot of this level (random/easy/normal/expert)")
+    parser.add_argument("--table", help="with --bot: the table to join (default: create one)")
+    parser.add_argument("--level", choices=LEVELS, default="normal",
+                        help="with play: the bots' level (default normal)")
+    parser.add_argument("--deals", type=int, default=5, help="deals per match (R14; default 5)")
+    parser.add_argument("--delay", type=int, default=600,
+                        help="with play: bots pause this many ms before playing (default 600)")
+    parser.add_argument("--chanter", action="store_true", help="with play: play the chanter "
+                        "(R9)")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="with play: keep the local server's data here (default: a "
+                        "temporary directory)")
+    parser.add_argument("--seed", type=int, default=None, help="with --bot: RNG seed")
+    parser.add_argument("--quiet", action="store_true", help="with --bot: print less")
+    args = parser.parse_args(argv)
+    if not 1 <= args.deals <= 50:
+        parser.error("--deals must be from 1 to 50")
+    return args
+
+
+async def play_local(args: argparse.Namespace, console: Console) -> int:
+    """An in-process server with the embedded store, a table, three bots, and you."""
+    from server.app import running
+    from server.config import Settings
+
+    with contextlib.ExitStack() as stack:
+        data_dir = args.data_dir or Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="aluette-play-")))
+        console.print(f"Starting a local server (data in {data_dir})…")
+        settings = Settings(host="127.0.0.1", port=0, data_dir=data_dir,
+                            key_prefix="aluette-play")
+        async with running(settings) as srv:
+            url = f"ws://127.0.0.1:{srv.port}"
+            create = f"create deals={args.deals} delay={args.delay} level={args.level}"
+            if args.chanter:
+                create += " chanter=on"
+            app = App(url, args.name or _default_name(), console,
+                      initial=[create, f"bots {args.level}", "start"])
+            return await app.run()
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    console = Console(highlight=False)
+    name = args.name or _default_name()
+    try:
+        if args.bot:
+            bot = NetBot(args.server, args.bot, args.name or f"{args.bot} bot", console,
+                         table=args.table, options={"deals": args.deals}, seed=args.seed,
+                         quiet=args.quiet)
+            return asyncio.run(bot.run())
+        if args.command == "play":
+            return asyncio.run(play_local(args, console))
+        return asyncio.run(App(args.server, name, console).run())
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

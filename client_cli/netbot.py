@@ -1,0 +1,137 @@
+"""``aluette --bot LEVEL``: a bot that plays over the network like any other client.
+
+It keeps the table model (the engine-shaped view of its own seat, built from the events it
+receives, so it only ever knows what its seat may know) and asks ``server.bots`` for a move
+whenever the view says it is to act. A refused move (the model was stale) triggers a fresh
+snapshot and a new decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import random
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+import protocol
+from server.bots import choose_action, choose_signals
+from server.game import ChanterVote, Discard, Play
+
+from . import render
+from .connection import Connection, ConnectionFailed, ServerError
+from .model import TableModel
+
+
+class NetBot:
+    def __init__(self, url: str, level: str, name: str, console: Console, *,
+                 table: str | None = None, options: dict[str, Any] | None = None,
+                 seed: int | None = None, quiet: bool = False) -> None:
+        self.level = level
+        self.console = console
+        self.quiet = quiet
+        self.table = table
+        self.options = options or {}
+        self.rng = random.Random(seed)
+        self.changed = asyncio.Event()
+        self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status)
+        self._acted: tuple[Any, ...] | None = None
+
+    def _say(self, item: Any) -> None:
+        if not self.quiet:
+            self.console.print(item)
+
+    def _on_event(self, model: TableModel, seq: int, event: dict[str, Any] | None,
+                  before: dict[str, Any] | None) -> None:
+        if event is not None and model.table == self.table:
+            for line in render.event_lines(model, event, before):
+                self._say(line)
+        self.changed.set()
+
+    def _on_status(self, kind: str, text: str) -> None:
+        self.console.print(Text(protocol.clean_text(text),
+                                style="red" if kind in ("fatal", "error") else "yellow"))
+        self.changed.set()
+
+    async def run(self) -> int:
+        try:
+            await self.conn.start()
+        except ConnectionFailed as exc:
+            self.console.print(render.problem(str(exc)))
+            return 1
+        try:
+            if self.table:
+                result = await self.conn.call(protocol.Join, table=self.table)
+            else:
+                opts = {"auto_start": True, **self.options}
+                result = await self.conn.call(
+                    protocol.CreateTable, options=protocol.options_from_dict(opts),
+                    name=f"{self.level} bot's table")
+                self.table = str(result["table"])
+            model = self.conn.model(self.table)
+            model.seat = result.get("seat")
+            self.console.print(Text(f"{self.level} bot sits at seat {model.seat} of table "
+                                    f"{protocol.clean_text(self.table)}", style="green"))
+            return await self._play(model)
+        except ServerError as exc:
+            self.console.print(render.error_text(exc.code, exc.message))
+            return 1
+        finally:
+            await self.conn.close()
+
+    async def _play(self, model: TableModel) -> int:
+        while True:
+            if self.conn.dead:
+                return 1
+            view = model.view
+            if view is not None and view.get("phase") == "match_over":
+                return 0
+            if view is not None:
+                await self._signals(model)
+                if model.my_turn:
+                    await self._act(model)
+            self.changed.clear()
+            if model.view is not view or model.my_turn:
+                continue
+            await self.changed.wait()
+
+    def _key(self, model: TableModel) -> tuple[Any, ...]:
+        v = model.view or {}
+        return (model.seq, v.get("deal_number"), v.get("phase"), len(v.get("tricks", [])),
+                len(v.get("trick", [])), v.get("to_act"))
+
+    async def _act(self, model: TableModel) -> None:
+        key = self._key(model)
+        if key == self._acted:
+            return
+        self._acted = key
+        view = copy.deepcopy(model.view)
+        assert view is not None
+        action = await asyncio.to_thread(choose_action, self.level, view, self.rng)
+        try:
+            if isinstance(action, Play):
+                await self.conn.call(protocol.Play, table=model.table, card=action.card)
+            elif isinstance(action, ChanterVote):
+                await self.conn.call(protocol.ChanterVote, table=model.table, vote=action.vote)
+            elif isinstance(action, Discard):
+                model.pending_discard = list(action.cards)
+                await self.conn.call(protocol.Discard, table=model.table,
+                                     cards=list(action.cards))
+        except ServerError as exc:
+            self._say(render.error_text(exc.code, exc.message))
+            self._acted = None
+            await self.conn.resync(model.table)
+
+    async def _signals(self, model: TableModel) -> None:
+        view = model.view
+        if view is None or model.seat is None:
+            return
+        for sig in choose_signals(self.level, copy.deepcopy(view), self.rng):
+            try:
+                await self.conn.call(protocol.Signal, table=model.table, signal=sig.signal,
+                                     n=sig.n)
+            except ServerError:
+                return
+            model.note_signal_sent(sig.signal, sig.n)
