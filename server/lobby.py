@@ -197,6 +197,10 @@ def connection_change(table: Table, seat: int, connected: bool) -> Any:
         work.emit({"type": "player_connected" if connected else "player_disconnected",
                    "seat": seat})
         table.table_changed(work)
+        match = work.match
+        if connected and match is not None and not match.over and match.to_act == seat:
+            # Whatever it missed, the returning seat is told it is its turn right now.
+            work.emit({"type": "turn", "seat": seat, "phase": str(match.phase)})
         return {}
     return mutate
 

@@ -27,10 +27,11 @@ class Hand:
 
 
 async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "last",
-                   timeout: float = 60) -> dict[str, Any]:
+                   timeout: float = 60, after_seq: int | None = None) -> dict[str, Any]:
     """Play every turn of ``seat`` until the match ends; return the match_over payload.
 
-    It walks the event stream in order, so it never acts on a stale turn.
+    It walks the event stream in order, so it never acts on a stale turn; turns numbered
+    ``after_seq`` or lower (already handled by the test itself) are only read.
     """
     hand = Hand()
     index = 0
@@ -46,7 +47,8 @@ async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "las
             kind = event["type"]
             if kind == "match_over":
                 return event
-            if kind == "turn" and event["seat"] == seat:
+            if kind == "turn" and event["seat"] == seat and (
+                    after_seq is None or entry["seq"] > after_seq):
                 phase = event.get("phase") or "play"
                 if phase == "chanter_discard":
                     await _discard(client, table, hand)
