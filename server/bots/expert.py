@@ -20,7 +20,7 @@ from server.game import STRENGTH
 from server.game.rules import TRICKS_PER_DEAL
 
 from .base import Budget, View
-from .heuristics import ascending
+from .heuristics import ascending, trick_status
 from .knowledge import Knowledge, read_view
 from .sampling import sample_world, sample_world_loose
 
@@ -32,9 +32,14 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
     reps: dict[int, str] = {}
     for c in hand:
         reps.setdefault(STRENGTH[c], c)
-    if len(reps) == 1:
-        return hand[0]
     cands = sorted(reps)
+    sure = _partner_sure_top(view, k)
+    if sure is not None and cands[0] < sure:
+        # R11-R12: the partner's card will take this trick whatever happens; overtaking or
+        # matching it only spends a card to move (or spoil) a trick within the team.
+        cands = [c for c in cands if c < sure]
+    if len(cands) == 1:
+        return reps[cands[0]]
     seat = k.seat
     leader = int(view["leader"])
     trick = [STRENGTH[c] for _, c in view["trick"]]
@@ -58,6 +63,19 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
             totals[i] += team_value(result, team, mordienne_on)
     best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
     return reps[cands[best]]
+
+
+def _partner_sure_top(view: View, k: Knowledge) -> int | None:
+    """The partner's strength if the partner holds the trick and no opponent still to play
+    can beat or tie it (R11: no unseen card is as strong); else None."""
+    top, holder = trick_status(view)
+    if holder != k.partner:
+        return None
+    pos = len(view["trick"])
+    opp_after = [(k.seat + i) % 4 for i in range(1, 4 - pos) if i % 2 == 1]
+    if opp_after and any(STRENGTH[c] >= top for c in k.unseen):
+        return None
+    return top
 
 
 #: A sampled world costs about as much as this many simulated card plays.
