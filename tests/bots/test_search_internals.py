@@ -1,0 +1,104 @@
+"""The expert's building blocks: the view-derived knowledge, world sampling, the inlined
+playout and the fast scorer, each checked against the engine's own rules."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from server.bots.expert import greedy, playout, team_value
+from server.bots.knowledge import read_view
+from server.bots.sampling import sample_world
+from server.game import STRENGTH, Match, Options, Signal, view
+from server.game.rules import score_deal
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([None, 0, 1, 2, 3]), min_size=9, max_size=9),
+       st.booleans())
+def test_team_value_matches_score_deal(winners: list[int | None], mordienne: bool) -> None:
+    """R12, R13, R13a exactly as rules.score_deal scores them."""
+    pts = score_deal(winners, mordienne).points
+    assert team_value(winners, 0, mordienne) == pts[0] - pts[1]
+    assert team_value(winners, 1, mordienne) == pts[1] - pts[0]
+
+
+def _reference_playout(hands: list[list[int]], leader: int, trick: list[int],
+                       winners: list[int | None]) -> list[int | None]:
+    while len(winners) < 9:
+        while len(trick) < 4:
+            seat = (leader + len(trick)) % 4
+            trick.append(hands[seat].pop(greedy(hands, seat, leader, trick)))
+        top = max(trick)
+        if trick.count(top) == 1:
+            leader = (leader + trick.index(top)) % 4
+            winners.append(leader)
+        else:
+            winners.append(None)
+        trick = []
+    return winners
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 3), st.integers(0, 3))
+def test_inlined_playout_agrees_with_greedy(seed: int, leader: int, done: int) -> None:
+    rng = random.Random(seed)
+    pack = [STRENGTH[c] for c in STRENGTH]
+    rng.shuffle(pack)
+    hands = [sorted(pack[i * 9 : i * 9 + 9]) for i in range(4)]
+    trick = []
+    for i in range(done):
+        seat = (leader + i) % 4
+        trick.append(hands[seat].pop(rng.randrange(9)))
+    a = playout([list(h) for h in hands], leader, list(trick), [])
+    b = _reference_playout([list(h) for h in hands], leader, list(trick), [])
+    assert a == b and len(a) == 9
+
+
+def test_sampled_worlds_respect_view_and_signals() -> None:
+    """Worlds give each other seat exactly its hand size of unseen cards, never a card the
+    viewer holds or has seen played, and honour the partner's signals (R15)."""
+    m, _ = Match.new(Options(deals=1, first_dealer=3, signals="private"), 9)
+    partner_hand = m.hands[2]
+    sent = [c for c in ("3o", "3c", "2o", "2c", "9c", "9o", "2b", "2e") if c in partner_hand]
+    names = {"3o": "monsieur", "3c": "madame", "2o": "borgne", "2c": "vache",
+             "9c": "grand_neuf", "9o": "petit_neuf", "2b": "deux_de_chene",
+             "2e": "deux_d_ecrit"}
+    for c in sent:
+        m.apply(Signal(2, names[c]))
+    aces = sum(1 for c in partner_hand if c[0] == "1")
+    if aces:
+        m.apply(Signal(2, "aces", aces))
+    elif not sent:
+        m.apply(Signal(2, "useless_hand"))
+    v = view(m, 0)
+    k = read_view(v)
+    rng = random.Random(0)
+    for _ in range(200):
+        world = sample_world(k, rng)
+        assert world is not None
+        assert world[0] == v["hand"]
+        seen = set(v["hand"])
+        for s in (1, 2, 3):
+            assert len(world[s]) == v["hand_sizes"][s]
+            assert not set(world[s]) & seen
+            seen |= set(world[s])
+        assert set(sent) <= set(world[2])
+        majeures_given = {c for c in world[2] if c in names}
+        assert majeures_given == set(sent)          # a complete signaller holds no other
+        assert sum(1 for c in world[2] if c[0] == "1") == aces
+
+
+def test_monsieur_signal_places_monsieur() -> None:
+    """Partner said "monsieur" (R15): every sampled world puts 3o in the partner's hand."""
+    for seed in range(50):
+        m, _ = Match.new(Options(deals=1, first_dealer=3), seed)
+        if "3o" in m.hands[1]:
+            break
+    m.apply(Signal(1, "monsieur"))
+    k = read_view(view(m, 3))
+    assert k.must_have[1] == {"3o"}
+    rng = random.Random(1)
+    assert all("3o" in sample_world(k, rng)[1] for _ in range(50))  # type: ignore[index]
