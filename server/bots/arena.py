@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from server.game import Match, Options, view
 
-from . import LEVELS, get_bot
+from . import LEVELS, choose_signals, get_bot
 from .base import DEFAULT_BUDGET, Budget
 
 
@@ -61,11 +61,12 @@ def play_game(
         if m.phase == "play" and not polled:
             polled = True
             if m.options.signals != "off":
+                # R15: every seat may signal before the first card, so partners hear each
+                # other before anyone plays (bots only signal before their first card).
                 for i in range(4):
                     s = (m.leader + i) % 4
-                    bot = get_bot(levels[s])
                     rng = random.Random(f"arena:{seed}:sig:{s}")
-                    for sig in bot.decide(view(m, s), rng, budget).signals:
+                    for sig in choose_signals(levels[s], view(m, s), rng):
                         m.apply(sig)
         seat = m.to_act
         assert seat is not None
