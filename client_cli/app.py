@@ -159,7 +159,7 @@ class App:
         try:
             if word in ("quit", "exit", "q"):
                 return False
-            await self._command(word, args)
+            await self._command(word, args, tokens[0])
         except InputError as exc:
             self.show(render.problem(str(exc)))
         except ServerError as exc:
@@ -170,7 +170,7 @@ class App:
             self.show(render.problem("The server did not answer in time; try again."))
         return True
 
-    async def _command(self, word: str, args: list[str]) -> None:
+    async def _command(self, word: str, args: list[str], raw: str) -> None:
         if word in ("help", "h", "?"):
             self._help(args)
         elif word in ("tables", "list", "ls", "lobby"):
@@ -217,11 +217,11 @@ class App:
             self._discard(args)
         elif word == "signal":
             self._signal(args)
-        elif len(args) == 0 and (word.isdigit() or len(word) == 2):
-            self._play(word)
+        elif not args and (word.isdigit() or len(word) <= 3):
+            self._play(raw)
         else:
-            raise InputError(f"Unknown command “{protocol.clean_text(word)[:20]}”. Type `help`."
-                             if not self._at_game() else resolve_card_hint(word))
+            raise InputError(f"Unknown command “{protocol.clean_text(raw)[:20]}”. "
+                             "Type `help` for the commands.")
 
     # ------------------------------------------------------------------ lobby commands
 
@@ -437,14 +437,6 @@ class App:
         task = asyncio.get_running_loop().create_task(go())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-
-def resolve_card_hint(word: str) -> str:
-    try:
-        resolve_card(word, [])
-    except InputError as exc:
-        return str(exc)
-    return "Type `help` for the commands."
 
 
 def signals_help() -> RenderableType:
