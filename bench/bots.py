@@ -1,0 +1,70 @@
+"""Bot decision times per level, with the random bot as the same-run baseline.
+
+    .venv/bin/python bench/bots.py [--deals 4] [--budget STEPS]
+
+Plays ``--deals`` one-deal matches per level with that level in all four seats (signals
+private, so the expert samples under signal constraints) and times every card decision on
+one core. Prints one JSON object: p50/p99/max milliseconds per level and each level's p50 as
+a ratio to the random bot's (machines here are shared and noisy, so read the ratios too).
+The expert's target is p99 <= 100 ms at the default budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from server.bots import LEVELS, Budget, choose_signals, decide
+from server.bots.arena import percentile
+from server.bots.base import DEFAULT_BUDGET
+from server.game import Match, Options, view
+
+
+def times_for(level: str, deals: int, budget: Budget) -> list[float]:
+    out: list[float] = []
+    for d in range(deals):
+        m, _ = Match.new(Options(deals=1, first_dealer=d % 4), f"bench:{d}")
+        for s in range(4):
+            for sig in choose_signals(level, view(m, s), random.Random(s)):
+                m.apply(sig)
+        while not m.over:
+            seat = m.to_act
+            assert seat is not None
+            v = view(m, seat)
+            t0 = time.perf_counter()
+            action = decide(level, v, random.Random(f"{d}:{m.version}"), budget).action
+            out.append((time.perf_counter() - t0) * 1000.0)
+            assert action is not None
+            m.apply(action)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=4)
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET.steps)
+    args = parser.parse_args()
+    budget = Budget(steps=args.budget, worlds_cap=DEFAULT_BUDGET.worlds_cap)
+    result: dict[str, dict[str, float]] = {}
+    for level in LEVELS:
+        ts = times_for(level, args.deals, budget)
+        result[level] = {
+            "p50": round(percentile(ts, 50), 3),
+            "p99": round(percentile(ts, 99), 3),
+            "max": round(max(ts), 3),
+            "decisions": len(ts),
+        }
+    base = max(result["random"]["p50"], 1e-6)
+    for level in LEVELS:
+        result[level]["p50_vs_random"] = round(result[level]["p50"] / base, 1)
+    print(json.dumps({"budget_steps": args.budget, "deals": args.deals, "levels": result}))
+
+
+if __name__ == "__main__":
+    main()
