@@ -140,7 +140,11 @@ class Connection:
             await ws.send(protocol.encode(protocol.Hello(
                 id=cid, versions=list(protocol.SUPPORTED_VERSIONS), name=self.name,
                 token=self.token)))
-            reply = protocol.decode_server(await asyncio.wait_for(ws.recv(), 10))  # type: ignore[arg-type]
+            frame = await asyncio.wait_for(ws.recv(), 10)
+            reply = protocol.decode_server(frame)  # type: ignore[arg-type]
+        except protocol.ProtocolError as exc:
+            await ws.close()
+            raise ConnectionFailed(f"the server's answer to hello is not valid: {exc}") from None
         except BaseException:
             await ws.close()
             raise
