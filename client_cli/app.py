@@ -49,7 +49,7 @@ class App:
         self.known: list[str] = []            # table ids from the last listing
         self.session: PromptSession[str] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._last_card: dict[str, str] = {}
+        self._screen_at: tuple[str, int] | None = None
 
     # ------------------------------------------------------------------ output
 
@@ -58,6 +58,10 @@ class App:
             self.console.print(item)
         if self.session is not None and self.session.app.is_running:
             self.session.app.invalidate()
+
+    def screen(self, model: TableModel) -> None:
+        self._screen_at = (model.table, model.seq)
+        self.show(render.game_screen(model))
 
     def model(self) -> TableModel | None:
         return self.conn.tables.get(self.current) if self.current else None
@@ -82,20 +86,21 @@ class App:
         if model.table != self.current:
             return
         if kind == "snapshot" or (kind == "turn" and model.my_turn):
-            self.show(render.game_screen(model))
+            self.screen(model)
         elif kind == "match_over":
             self.show(render.note("Type `record FILE` to save the match record (R17), "
                                   "`tables` to go back to the lobby."))
 
     def _on_status(self, kind: str, text: str) -> None:
-        style = {"lost": "bold yellow", "reconnected": "bold green", "fatal": "bold red",
-                 "warning": "yellow", "error": "red"}.get(kind, "cyan")
-        mark = "✓ " if kind == "reconnected" else "! "
+        style = {"lost": "bold yellow", "reconnected": "bold green", "resumed": "bold green",
+                 "fatal": "bold red", "warning": "yellow", "error": "red"}.get(kind, "cyan")
+        mark = "✓ " if kind in ("reconnected", "resumed") else "! "
         self.show(Text(mark + protocol.clean_text(text), style=style))
-        if kind == "reconnected":
+        if kind == "resumed":
             model = self.model()
-            if model is not None and model.view is not None:
-                self.show(render.game_screen(model))
+            if (model is not None and model.view is not None
+                    and self._screen_at != (model.table, model.seq)):
+                self.screen(model)
 
     def _prompt_text(self) -> str:
         model = self.model()
@@ -197,8 +202,7 @@ class App:
                 self.current = self._resolve_table(args[0])
                 if self.current not in self.conn.tables:
                     raise InputError("You are not at that table: `join` or `watch` it first.")
-            model = self._need_model()
-            self.show(render.game_screen(model))
+            self.screen(self._need_model())
         elif word == "leave":
             table = self._need_table()
             await self.conn.call(protocol.Leave, table=table)

@@ -174,16 +174,20 @@ class Connection:
         assert self._ws is not None
         reader: asyncio.Task[int | None] | None = asyncio.get_running_loop().create_task(
             self._read(self._ws))
-        while reader is not None and not self._closing:
-            reason = await reader
-            if self._closing:
-                return
-            fatal = FATAL_CLOSES.get(reason) if reason is not None else None
-            if fatal is not None:
-                self._give_up(fatal)
-                return
-            self.on_status("lost", "Connection to the server lost; reconnecting…")
-            reader = await self._reconnect()
+        try:
+            while reader is not None and not self._closing:
+                reason = await reader
+                if self._closing:
+                    return
+                fatal = FATAL_CLOSES.get(reason) if reason is not None else None
+                if fatal is not None:
+                    self._give_up(fatal)
+                    return
+                self.on_status("lost", "Connection to the server lost; reconnecting…")
+                reader = await self._reconnect()
+        except Exception as exc:   # a client bug must not leave the user silently offline
+            log.exception("connection loop failed")
+            self._give_up(f"the client's connection failed: {exc}")
 
     def _give_up(self, why: str) -> None:
         self.dead = why
@@ -213,8 +217,7 @@ class Connection:
                 self._ws = None
             # Replies to resumes on this socket will never come; commands will be resent.
             self._fail_pending(ConnectionFailed("connection lost"), everything=False)
-        rcvd = ws.close_rcvd
-        return rcvd.code if rcvd is not None else None
+        return ws.close_code
 
     async def _reconnect(self) -> asyncio.Task[int | None] | None:
         """Reconnect with backoff, resume every table, resend unanswered commands."""
@@ -231,6 +234,8 @@ class Connection:
                 continue
             ws = self._ws
             assert ws is not None
+            self.on_status("reconnected", "Reconnected to the server"
+                           + ("; resuming your tables…" if self.tables else "."))
             reader = asyncio.get_running_loop().create_task(self._read(ws))
             try:
                 resumed = await self._resume_all()
@@ -243,8 +248,8 @@ class Connection:
                     with contextlib.suppress(websockets.ConnectionClosed):
                         await ws.send(pending.frame)
             self.reconnects += 1
-            self.on_status("reconnected", "Reconnected to the server"
-                           + (f"; resumed {resumed}." if resumed else "."))
+            if resumed:
+                self.on_status("resumed", f"Resumed {resumed}.")
             return reader
         return None
 
@@ -261,8 +266,9 @@ class Connection:
                 continue
             if result.get("seat") is not None:
                 model.seat = result["seat"]
-            how = "snapshot" if result.get("snapshot") else f"{result.get('replayed', 0)} missed"
-            done.append(f"table {protocol.clean_text(tid)} ({how} events)")
+            how = ("from a fresh snapshot" if result.get("snapshot")
+                   else f"{result.get('replayed', 0)} missed events replayed")
+            done.append(f"table {protocol.clean_text(tid)} ({how})")
         return ", ".join(done)
 
     # ------------------------------------------------------------------ commands
