@@ -36,6 +36,7 @@ class NetBot:
         self.options = options or {}
         self.rng = random.Random(seed)
         self.changed = asyncio.Event()
+        self.seated = asyncio.Event()    # set once the bot has its seat (self.table is known)
         self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status)
         self._acted: tuple[Any, ...] | None = None
 
@@ -72,6 +73,7 @@ class NetBot:
                 self.table = str(result["table"])
             model = self.conn.model(self.table)
             model.seat = result.get("seat")
+            self.seated.set()
             self.console.print(Text(f"{self.level} bot sits at seat {model.seat} of table "
                                     f"{protocol.clean_text(self.table)}", style="green"))
             return await self._play(model)

@@ -108,3 +108,19 @@ def test_join_a_seat_and_bad_table(server_proc: ServerProcess, spawn) -> None:
     ana.expect("The table cannot start: fill all four seats")
     ana.send("quit")
     bo.quit()
+
+
+def test_aluette_play_starts_a_local_game(spawn, tmp_path) -> None:
+    """`aluette play`: an in-process server (embedded store), three bots, and you."""
+    cli = spawn("play", "--name", "Ana", "--deals", "1", "--delay", "0", "--level", "random",
+                "--data-dir", str(tmp_path / "data"))
+    cli.expect("Starting a local server")
+    cli.expect("Created table", timeout=60)
+    cli.expect("The match starts!")
+    hand = cli.wait_turn()
+    cli.send("2")
+    cli.expect(re.escape(f"you (seat 0) play {hand[1]}"))
+    cli.expect(r"Trick 1: ")
+    cli.send("help signals")
+    cli.expect(r"going_mordienne")
+    cli.quit()

@@ -1,0 +1,89 @@
+"""``aluette --bot``: bots that play over the network from their own seat's view.
+
+Four network bots play a whole match (chanter on, so votes and discards too; risky signals)
+against an in-process server; then a bot process joins a human's table through the console
+script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pexpect
+import pytest
+from rich.console import Console
+
+from client_cli.netbot import NetBot
+from server.app import Running, running
+from server.config import Settings
+from server.game.record import export_record, verify_record
+
+from .conftest import BIN, Cli, ServerProcess, _Log, cli_env
+
+
+@pytest.fixture
+async def inproc(redis_url: str, key_prefix: str, redis_client: Any) -> AsyncIterator[Running]:
+    settings = Settings(host="127.0.0.1", port=0, redis_url=redis_url, key_prefix=key_prefix,
+                        sweep_interval_s=3600)
+    async with running(settings) as srv:
+        yield srv
+
+
+def quiet_console() -> Console:
+    return Console(file=io.StringIO(), width=200)
+
+
+@pytest.mark.parametrize("level", ["random", "normal"])
+async def test_four_network_bots_play_a_match(inproc: Running, level: str) -> None:
+    url = f"ws://127.0.0.1:{inproc.port}"
+    first = NetBot(url, level, "B0", quiet_console(), seed=1,
+                   options={"deals": 2, "chanter": True, "signals": "risky",
+                            "bot_delay_ms": 0, "auto_start": True})
+    task0 = asyncio.create_task(first.run())
+    async with asyncio.timeout(10):
+        await first.seated.wait()
+    assert first.table is not None
+    others = [NetBot(url, level, f"B{i}", quiet_console(), table=first.table, seed=i)
+              for i in (1, 2, 3)]
+    async with asyncio.timeout(90):
+        codes = await asyncio.gather(task0, *(b.run() for b in others))
+    assert codes == [0, 0, 0, 0]
+    views = [b.conn.tables[first.table].view for b in (first, *others)]
+    assert all(v is not None and v["phase"] == "match_over" for v in views)
+    table = inproc.hub.tables[first.table]
+    assert table.match is not None and table.match.over
+    # Every bot's model ends where the server's match ended (R14).
+    assert {tuple(v["points"]) for v in views if v} == {tuple(table.match.points)}
+    assert all(s.kind == "human" for s in table.state.seats)   # nobody was replaced
+    summary = verify_record(export_record(table.match, ["B0", "B1", "B2", "B3"]))
+    assert summary["points"] == list(table.match.points)
+
+
+def test_bot_process_joins_a_humans_table(server_proc: ServerProcess, spawn) -> None:
+    ana = spawn("--server", server_proc.url, "--name", "Ana")
+    ana.expect("Type `help`")
+    ana.send("create deals=1 delay=0")
+    table = ana.expect(r"Created table (t[0-9a-f]+)").group(1)
+    bot = Cli(pexpect.spawn(str(BIN / "aluette"),
+                            ["--server", server_proc.url, "--bot", "easy", "--table", table],
+                            env=cli_env(), dimensions=(60, 200), encoding="utf-8", timeout=20))
+    bot.child.logfile_read = _Log()
+    bot.expect(rf"easy bot sits at seat 1 of table {table}")
+    ana.expect("Seat 1: easy bot sits down")
+    ana.send("bots random")
+    ana.expect("Seat 3: a random bot sits down")
+    ana.send("start")
+    for _ in range(9):
+        hand = ana.wait_turn()
+        ana.send(hand[0])
+        ana.expect(re.escape(f"you (seat 0) play {hand[0]}"))
+    ana.expect(r"Match over")
+    bot.expect(r"Match over")
+    bot.child.expect(pexpect.EOF, timeout=10)
+    bot.child.wait()
+    assert bot.child.exitstatus == 0
+    ana.quit()
