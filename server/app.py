@@ -99,10 +99,12 @@ async def _serve_connection(hub: Hub, settings: Settings, ws: ServerConnection) 
             return
         limiter = RateLimiter()
         async for frame in ws:
+            if peer.dropped:
+                continue        # closing: drain what is queued so the close handshake ends
             if not limiter.allow():
                 if limiter.over_hard_limit:
-                    await ws.close(CloseCode.RATE_LIMITED, "too many commands")
-                    return
+                    peer.close(CloseCode.RATE_LIMITED, "too many commands")
+                    continue
                 await _send(peer, _error(ErrorCode.RATE_LIMITED,
                                          "too many commands; slow down", None))
                 continue
