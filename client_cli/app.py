@@ -446,10 +446,10 @@ class App:
 def signals_help() -> RenderableType:
     from rich.table import Table
 
-    table = Table(title="Signals to your partner (R15): `signal NAME`, `signal aces N`",
-                  box=None, title_justify="left", header_style="bold")
-    table.add_column("signal")
+    table = Table(title="Signals to your partner (R15)", box=None, title_justify="left",
+                  header_style="bold")
+    table.add_column("type")
     table.add_column("meaning")
     for name, meaning in render.SIGNAL_MEANINGS.items():
-        table.add_row(name if name != "aces" else "aces N", meaning)
+        table.add_row(f"signal {name}" if name != "aces" else "signal aces N", meaning)
     return table

@@ -102,6 +102,7 @@ class Connection:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.dead: str | None = None     # why the connection gave up for good
         self.reconnects = 0
+        self._last_sent = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -112,6 +113,7 @@ class Connection:
         except (OSError, websockets.WebSocketException, TimeoutError) as exc:
             raise ConnectionFailed(f"cannot connect to {self.url}: {exc}") from None
         self._runner = asyncio.get_running_loop().create_task(self._run())
+        self._spawn(self._keepalive())
 
     async def close(self) -> None:
         self._closing = True
@@ -188,6 +190,15 @@ class Connection:
         except Exception as exc:   # a client bug must not leave the user silently offline
             log.exception("connection loop failed")
             self._give_up(f"the client's connection failed: {exc}")
+
+    async def _keepalive(self, interval: float = protocol.PING_INTERVAL_S) -> None:
+        """docs/PROTOCOL.md: an idle client sends ``ping`` every 20 s (proxies drop silence)."""
+        loop = asyncio.get_running_loop()
+        while not self._closing:
+            await asyncio.sleep(interval)
+            if self._online.is_set() and loop.time() - self._last_sent >= interval:
+                with contextlib.suppress(Exception):
+                    await self.request(protocol.Ping, resend=False)
 
     def _give_up(self, why: str) -> None:
         self.dead = why
@@ -283,6 +294,7 @@ class Connection:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[cid] = _Pending(frame, future, resend)
         ws = self._ws
+        self._last_sent = asyncio.get_running_loop().time()
         try:
             if ws is not None and self._online.is_set():
                 with contextlib.suppress(websockets.ConnectionClosed):

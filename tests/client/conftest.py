@@ -112,6 +112,15 @@ class Cli:
                                  ) from None
         return self.child.match
 
+    def expect_any(self, patterns: list[str], timeout: float = 20) -> int:
+        """Which of ``patterns`` comes first (its index)."""
+        try:
+            return int(self.child.expect(patterns, timeout=timeout))
+        except pexpect.TIMEOUT:
+            tail = plain(self.output)[-3000:]
+            raise AssertionError(f"timed out waiting for {patterns!r}; output ends:\n{tail}"
+                                 ) from None
+
     def send(self, line: str) -> None:
         self.child.sendline(line)
 

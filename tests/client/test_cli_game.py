@@ -6,9 +6,14 @@ hand positions; bad input gets a sentence and the prompt stays; a second client 
 
 from __future__ import annotations
 
+import json
 import re
 
-from .conftest import Cli, ServerProcess, plain
+from server.game.record import verify_record
+
+from .conftest import TURN, Cli, ServerProcess, plain
+
+TURN_RE = re.escape(TURN)
 
 CREATED = re.compile(r"Created table (t[0-9a-f]+)")
 
@@ -124,3 +129,54 @@ def test_aluette_play_starts_a_local_game(spawn, tmp_path) -> None:
     cli.send("help signals")
     cli.expect(r"going_mordienne")
     cli.quit()
+
+
+def test_signals_chanter_and_record(server_proc: ServerProcess, spawn, tmp_path) -> None:
+    """R15 signals both ways, R9 chanter vote (and discard when the talon comes to us),
+    and the R17 record saved after the match."""
+    ana = spawn("--server", server_proc.url, "--name", "Ana")
+    ana.expect("Type `help`")
+    # dealer=3: seat 0 is left of the dealer, votes first and takes half the talon (R9).
+    ana.send("create deals=1 delay=0 chanter=on dealer=3 signals=private")
+    ana.expect(r"Created table (t[0-9a-f]+)")
+    ana.send("bot 2 normal")                 # our partner: normal bots signal truthfully
+    ana.expect("Seat 2: a normal bot sits down")
+    ana.send("bots normal")
+    ana.expect("Seat 3: a normal bot sits down")
+    ana.send("start")
+    ana.expect(r"Your vote: do you want to chanter \(R9\)")
+    ana.send("3o")
+    ana.expect("First the chanter vote")
+    ana.send("chanter maybe")
+    ana.expect("Type `chanter yes` or `chanter no`")
+    ana.send("chanter yes")
+    ana.expect("you \\(seat 0\\) wants to chanter")
+    accepted = ana.expect(r"(Everyone agreed to chanter|No chanter this deal)").group(1)
+    if accepted.startswith("Everyone"):
+        ana.expect("You take from the talon: ")
+        ana.expect(r"Discard six cards \(R9\)")
+        ana.send("discard 1 2 3")
+        ana.expect("Discard exactly six cards")
+        ana.send("discard 10 11 12 13 14 15")
+        ana.expect("you \\(seat 0\\) discarded six cards face down")
+    ana.expect(r"Signal \(R15\) from your partner normal bot \(seat 2\)")
+    ana.send("signal aces")
+    ana.expect("Say how many aces you hold")
+    ana.send("signal grimace")
+    ana.expect("is not a signal")
+    ana.send("signal")
+    ana.expect("going_mordienne")
+    ana.send("signal useless_hand")
+    ana.expect("Signal sent to your partner")
+    ana.send("show")                          # the table again, with whose turn it is
+    while True:
+        index = ana.expect_any([TURN_RE, r"Match over: \d to \d"])
+        if index == 1:
+            break
+        ana.send("1")
+    path = tmp_path / "match.json"
+    ana.send(f"record {path}")
+    ana.expect("written to")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert verify_record(record)["points"] is not None
+    ana.quit()
