@@ -155,8 +155,12 @@ class Table:
             self.version = await self.store.commit(
                 state.id, self.version, state.to_bytes(), log_entries, self.settings.event_log_max)
         except StorageUnavailable:
+            # Usually nothing was written; if the write landed but its reply was lost, the
+            # version check catches it on the next write, and a resend with the same id is
+            # answered from the stored reply: either way, resending is safe.
             raise CommandError(ErrorCode.STORAGE_UNAVAILABLE,
-                               "storage is unavailable; nothing was changed, try again") from None
+                               "storage did not confirm the move; send it again with the same "
+                               "id (it is never applied twice)") from None
         except VersionConflict:
             # Someone else (or a write whose acknowledgement we lost) moved the table on:
             # adopt what is stored, tell viewers what they missed, and ask for a retry.
