@@ -96,9 +96,10 @@ def parse_settings(argv: Sequence[str] | None = None,
         kind = type(default)
         raw = env.get(ENV[f.name])
         value = kind(raw) if raw not in (None, "") else default
+        flag = f.name.replace("_", "-").removesuffix("-s")
         parser.add_argument(
-            "--" + f.name.replace("_", "-").removesuffix("-s"),
-            dest=f.name, type=kind, default=value,
+            "--" + flag, dest=f.name, type=kind, default=value,
+            metavar=flag.upper().replace("-", "_"),
             help=f"{HELP[f.name]} (env {ENV[f.name]}; default {default!s:.40})",
         )
     args = parser.parse_args(argv)
