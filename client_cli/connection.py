@@ -312,8 +312,20 @@ class Connection:
         if isinstance(reply, protocol.Error):
             raise ServerError(reply.code, reply.message, reply.details)
         if isinstance(reply, protocol.Ok):
-            return dict(reply.result)
+            result = dict(reply.result)
+            self._note_seat(cls, fields, result)
+            return result
         return {}
+
+    def _note_seat(self, cls: type[msgspec.Struct], fields: dict[str, Any],
+                   result: dict[str, Any]) -> None:
+        """Where we sit after create/join (a seat) or spectate (none): the model needs it."""
+        if cls in (protocol.CreateTable, protocol.Join) and isinstance(result.get("table"), str):
+            seat = result.get("seat")
+            if isinstance(seat, int):
+                self.model(result["table"]).seat = seat
+        elif cls is protocol.Spectate and isinstance(fields.get("table"), str):
+            self.model(fields["table"]).seat = None
 
     def _fail_pending(self, exc: Exception, everything: bool) -> None:
         for cid, pending in list(self._pending.items()):
@@ -327,6 +339,10 @@ class Connection:
             return
         cid = getattr(msg, "id", None)
         pending = self._pending.get(cid) if cid is not None else None
+        if (pending is not None and pending.resend and isinstance(msg, protocol.Error)
+                and msg.code == "shutting_down"):
+            # Not applied; the server is going away: resend it (same id) after the reconnect.
+            return
         if pending is not None and not pending.future.done():
             pending.future.set_result(msg)
         elif isinstance(msg, protocol.Error):
