@@ -244,8 +244,10 @@ class App:
 
     async def _list_tables(self, quiet_if_empty: bool = False) -> None:
         result = await self.conn.call(protocol.ListTables)
-        tables = [t for t in result.get("tables") or [] if isinstance(t, dict)]
-        seats = [s for s in result.get("seats") or [] if isinstance(s, dict)]
+        tables = valid_tables(result.get("tables"))
+        seats = [s for s in result.get("seats") or []
+                 if isinstance(s, dict) and isinstance(s.get("table"), str)
+                 and isinstance(s.get("seat"), int)]
         self.known = [str(t.get("table")) for t in tables]
         if tables or not quiet_if_empty:
             self.show(render.tables_table(tables, seats))
@@ -287,7 +289,6 @@ class App:
         table = str(result["table"])
         self.current = table
         model = self.conn.model(table)
-        model.seat = result.get("seat", 0)
         out = Text("Created table ", style="green")
         out.append_text(render.safe(table, 64))
         out.append(f"; you sit at seat {model.seat}.")
@@ -314,9 +315,8 @@ class App:
         if rest:
             raise InputError("Type `join TABLE [SEAT] [CODE]`.")
         self.current = table
-        result = await self.conn.call(protocol.Join, table=table, seat=seat, code=code)
+        await self.conn.call(protocol.Join, table=table, seat=seat, code=code)
         model = self.conn.model(table)
-        model.seat = result.get("seat")
         out = Text("You sit at seat ", style="green").append(str(model.seat))
         out.append(" of table ").append_text(render.safe(table, 64)).append(".")
         self.show(out)
@@ -338,7 +338,6 @@ class App:
                 self.conn.forget(table)
             raise
         model = self.conn.model(table)
-        model.seat = None
         out = Text("You are watching table ", style="green").append_text(render.safe(table, 64))
         out.append(". Spectators see no hands and no signals (R16).")
         self.show(out)
@@ -441,6 +440,16 @@ class App:
         task = asyncio.get_running_loop().create_task(go())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def valid_tables(raw: object) -> list[dict[str, Any]]:
+    """``list_tables`` results are a free-form map: keep only entries that are TableInfo."""
+    out = []
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict):
+            with contextlib.suppress(protocol.EventError):
+                out.append(protocol.to_dict(protocol.table_info_from_dict(item)))
+    return out
 
 
 def signals_help() -> RenderableType:

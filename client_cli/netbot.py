@@ -72,7 +72,6 @@ class NetBot:
                     name=f"{self.level} bot's table")
                 self.table = str(result["table"])
             model = self.conn.model(self.table)
-            model.seat = result.get("seat")
             self.seated.set()
             self.console.print(Text(f"{self.level} bot sits at seat {model.seat} of table "
                                     f"{protocol.clean_text(self.table)}", style="green"))

@@ -22,7 +22,7 @@ from .conftest import ServerProcess
 
 EVIL = "[bold]\x1b[31mEVIL\x1b]0;pwn\x07"
 SHOWN = "[bold][31mEVIL]0;pwn"           # what clean_text leaves: printable, inert
-FORBIDDEN = ("\x1b[31mEVIL", "\x1b]0;pwn", "\x07", "\x1b[2J")
+FORBIDDEN = ("\x1b[31mEVIL", "\x1b]0;pwn", "\x07", "\x1b[2J", "\x1b]0;opt")
 
 
 def assert_harmless(output: str) -> None:
@@ -89,7 +89,10 @@ class FakeServer:
                          {"kind": "empty", "name": None, "level": None, "connected": False}]
                 info = {"table": "t\x1b[2Jevil", "name": EVIL, "seats": seats,
                         "status": "waiting", "options": {}}
-                reply = protocol.Ok(id=cmd.id, result={"tables": [info], "seats": []})
+                # A malformed entry (a string where a number belongs) is dropped whole.
+                bad = dict(info, table="t2", options={"target_points": "\x1b]0;opt\x07"})
+                reply = protocol.Ok(id=cmd.id, result={"tables": [info, bad], "seats": [
+                    {"table": "\x1b]0;opt\x07", "seat": "\x1b]0;opt\x07"}]})
             else:
                 reply = protocol.Error(id=cmd.id, code="brand_new_code",
                                        message=f"\x1b[2J{EVIL} boom")
