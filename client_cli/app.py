@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,7 +37,7 @@ from .commands import (
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel
 
-GAME_WORDS = ("play", "chanter", "discard", "signal")
+log = logging.getLogger(__name__)
 
 
 class App:
@@ -75,6 +76,15 @@ class App:
                   before: dict[str, Any] | None) -> None:
         if event is None:
             return
+        try:
+            self._show_event(model, event, before)
+        except Exception as exc:   # never let the display of one event take the client down
+            log.exception("event display failed")
+            self.show(render.problem(f"Could not display an event ({type(exc).__name__}); "
+                                     "type `show` to redraw the table."))
+
+    def _show_event(self, model: TableModel, event: dict[str, Any],
+                    before: dict[str, Any] | None) -> None:
         if self.current is None:
             self.current = model.table
         kind = event.get("type")
@@ -173,6 +183,10 @@ class App:
             self.show(render.problem(f"Not connected: {exc}"))
         except TimeoutError:
             self.show(render.problem("The server did not answer in time; try again."))
+        except Exception as exc:   # a client bug: say so, keep the prompt and the game
+            log.exception("command failed")
+            self.show(render.problem(f"Internal client error ({type(exc).__name__}); "
+                                     "the command may not have been sent."))
         return True
 
     async def _command(self, word: str, args: list[str], raw: str) -> None:
@@ -236,7 +250,7 @@ class App:
         elif topic in ("signals", "signal", "r15"):
             self.show(signals_help())
         elif topic == "create":
-            self.show(Text(render.HELP.split("\n  join")[0]))
+            self.show(Text(render.HELP_CREATE))
         else:
             self.show(Text(render.HELP), render.strength_table(),
                       render.note("Everything is legal to play (R10): there is no duty to "

@@ -125,7 +125,7 @@ def strength_table() -> Table:
     rows: dict[int, list[str]] = {}
     for code in sort_by_strength(list(STRENGTH)):
         rows.setdefault(STRENGTH[code], []).append(code)
-    table = Table(title="Strength of the cards (R3): higher wins; one row = equal strength",
+    table = Table(title="Strength of the cards (R3): higher wins; a row is equal",
                   box=None, show_header=True, header_style="bold", title_justify="left")
     table.add_column("strength", justify="right")
     table.add_column("cards")
@@ -181,43 +181,49 @@ def _short(model: TableModel, seat: int) -> Text:
 
 
 def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]]) -> RenderableType:
+    """The lobby, two short lines per table so it reads well in 80 columns."""
     if not tables:
         return note("No tables yet. Create one with `create` (see `help create`).")
     mine = {s.get("table"): s.get("seat") for s in seats}
-    table = Table(box=None, header_style="bold", title="Tables", title_justify="left")
-    for col in ("table", "name", "status", "seats", "deals", "options", "watching"):
-        table.add_column(col)
+    lines: list[RenderableType] = [Text("Tables:", style="bold")]
     for info in tables:
         opts = info.get("options") or {}
-        seat_cells = Text()
-        for i, s in enumerate(info.get("seats") or []):
-            if i:
-                seat_cells.append(" | ")
-            seat_cells.append(f"{i}:")
-            kind = s.get("kind")
-            if kind == "empty":
-                seat_cells.append("empty", style="dim")
-            elif kind == "bot":
-                seat_cells.append(f"bot {safe(s.get('level') or '', 10).plain}", style="magenta")
-            else:
-                seat_cells.append_text(safe(s.get("name") or "?", 32))
-        flags = []
+        head = Text("  ")
+        tid = safe(info.get("table", "?"), 64)
+        tid.stylize("bold")
+        head.append_text(tid)
+        head.append("  «").append_text(safe(info.get("name", ""), 32)).append("»  ")
+        head.append_text(safe(info.get("status", ""), 12))
+        deals = (f"to {opts['target_points']} points" if opts.get("target_points")
+                 else f"{opts.get('deals', 5)} deals")
+        flags = [deals]
         if opts.get("chanter"):
             flags.append("chanter")
         if opts.get("partner_draw"):
-            flags.append("draw")
-        flags.append(f"signals {safe(opts.get('signals', 'private'), 10).plain}")
+            flags.append("partner draw")
+        flags.append(f"signals {opts.get('signals', 'private')}")
         if info.get("private"):
             flags.append("private")
-        tid = safe(info.get("table", "?"), 64)
+        if info.get("spectators"):
+            flags.append(f"{info['spectators']} watching")
+        head.append("  · " + ", ".join(flags))
         if info.get("table") in mine:
-            tid.append(f" (you: seat {mine[info.get('table')]})", style="green")
-        deals = (f"to {opts['target_points']} pts" if opts.get("target_points")
-                 else str(opts.get("deals", 5)))
-        table.add_row(tid, safe(info.get("name", ""), 32),
-                      safe(info.get("status", ""), 12), seat_cells, deals,
-                      ", ".join(flags), str(info.get("spectators", 0)))
-    return table
+            head.append(f"  (you: seat {mine[info.get('table')]})", style="green")
+        lines.append(head)
+        seat_line = Text("      seats: ")
+        for i, s in enumerate(info.get("seats") or []):
+            if i:
+                seat_line.append(" · ")
+            seat_line.append(f"{i} ")
+            kind = s.get("kind")
+            if kind == "empty":
+                seat_line.append("empty", style="dim")
+            elif kind == "bot":
+                seat_line.append(f"bot {s.get('level') or ''}".strip(), style="magenta")
+            else:
+                seat_line.append_text(safe(s.get("name") or "?", 32))
+        lines.append(seat_line)
+    return Group(*lines)
 
 
 def seats_lines(model: TableModel) -> Text:
@@ -274,7 +280,8 @@ def game_screen(model: TableModel) -> RenderableType:
     for seat in range(4):
         name = who(model, seat)
         if seat == v.get("to_act"):
-            name.append("  ◀ to play", style="bold yellow")
+            name.append({"chanter_vote": "  ◀ to vote", "chanter_discard": "  ◀ to discard"}
+                        .get(v["phase"], "  ◀ to play"), style="bold yellow")
         info_seat = ((model.info or {}).get("seats") or [{}] * 4)[seat]
         if info_seat.get("kind") == "bot":
             name.append(" [bot]", style="magenta")
@@ -288,7 +295,13 @@ def game_screen(model: TableModel) -> RenderableType:
     points.append_text(team_text(model, 1)).append(f" {v['points'][1]}")
     parts.append(points)
 
-    if v["phase"] in ("play", "chanter_vote", "chanter_discard"):
+    if v["phase"] in ("chanter_vote", "chanter_discard"):
+        votes = Text("Chanter (R9) votes: ")
+        votes.append_text(Text(", ").join(
+            _short(model, s).append(" yes" if vote else " no")
+            for s, vote in enumerate(v["chanter_votes"]) if vote is not None) or Text("none yet"))
+        parts.append(votes)
+    if v["phase"] == "play":
         trick = Text(f"Trick {len(v['tricks']) + 1} of 9, led by ")
         trick.append_text(who(model, v["leader"]))
         trick.append(": ")
@@ -540,24 +553,40 @@ def match_result(model: TableModel, event: dict[str, Any]) -> Text:
 
 HELP = """\
 Lobby
-  tables                       list the tables (yours are marked)
-  create [OPTION=VALUE ...]    create a table and sit at seat 0; options:
-       deals=5  target=N  mordienne=on|off  chanter=on|off  draw=on|off (partner draw)
-       dealer=random|0-3  signals=off|private|risky  risk=0.25  private  name=TEXT
-       delay=600 (bot pause, ms)  timer=SECONDS  grace=120  level=normal  autostart
-  join TABLE [SEAT] [CODE]     sit at a table (any free seat if SEAT is left out)
-  watch TABLE [CODE]           watch a table as a spectator
-  bot SEAT [LEVEL]             seat a bot (levels: random, easy, normal, expert)
-  bots [LEVEL]                 fill every empty seat with bots
-  unbot SEAT                   remove a bot            start    start the match
-  table [TABLE]                show a table / switch to another one you are at
-  leave                        leave the current table  record [FILE]  the match record
+  tables                     list the tables (yours are marked)
+  create [OPTION=VALUE ...]  create a table, sit at seat 0 (see `help create`)
+  join TABLE [SEAT] [CODE]   sit at a table (any free seat if SEAT is left out)
+  watch TABLE [CODE]         watch a table as a spectator
+  bot SEAT [LEVEL]           seat a bot (levels: random, easy, normal, expert)
+  bots [LEVEL]               fill every empty seat with bots
+  unbot SEAT                 remove a bot
+  start                      start the match (creator only)
+  table [TABLE]              show a table, or switch to another one you are at
+  leave                      leave the current table (a bot plays your seat)
+  record [FILE]              save the match record (R17) once the match is over
 Game
-  3o  or  1..9                 play a card by its code (R2) or its number in your hand
-  chanter yes|no               vote on chanter (R9)
-  discard C1 C2 C3 C4 C5 C6    discard six cards after the talon (R9); codes or numbers
-  signal NAME [N]              signal your partner (R15); `signal` lists them
-  show                         draw the table again
+  3o   or   1..9             play a card by its code (R2) or its number in hand
+  chanter yes|no             vote on chanter (R9)
+  discard C1 C2 C3 C4 C5 C6  discard six cards after the talon (R9)
+  signal NAME [N]            signal your partner (R15); `signal` lists them
+  show                       draw the table again
   help strength | help signals | help create
-  quit                         leave the program (your seat is kept for a while)
-Tables can be given by a unique start of their id (e.g. `join t3f`)."""
+  quit                       leave the program (your seat is kept for a while)
+A table can be named by the start of its id (e.g. `join t3f`)."""
+
+HELP_CREATE = """\
+create [OPTION=VALUE ...] [private] [name=TEXT]
+  deals=5            number of deals (R14)
+  target=N           play until a team has N points instead (R14a)
+  mordienne=on|off   a late run of tricks scores 2 (R13)
+  chanter=on|off     the chanter vote and talon (R9)
+  draw=on|off        the partner draw (R7)
+  dealer=random|0-3  the first dealer (R6)
+  signals=off|private|risky  partner signals (R16); risk=0.25 for risky
+  delay=600          bots pause this many ms before playing
+  timer=SECONDS      a bot plays for a seat that takes longer
+  grace=120          seconds a dropped player keeps the seat
+  level=normal       level of the bots that fill in (random/easy/normal/expert)
+  autostart          start as soon as four are seated
+  private            only players with the join code can sit or watch
+Example: create deals=3 chanter=on signals=risky name=Friday"""
