@@ -84,6 +84,7 @@ class NetBot:
 
     async def _play(self, model: TableModel) -> int:
         while True:
+            self.changed.clear()   # before looking: an event during our awaits re-arms it
             if self.conn.dead:
                 return 1
             view = model.view
@@ -93,10 +94,8 @@ class NetBot:
                 await self._signals(model)
                 if model.my_turn:
                     await self._act(model)
-            self.changed.clear()
-            if model.view is not view or model.my_turn:
-                continue
-            await self.changed.wait()
+            if not self.changed.is_set():
+                await self.changed.wait()
 
     def _key(self, model: TableModel) -> tuple[Any, ...]:
         v = model.view or {}
