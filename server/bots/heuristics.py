@@ -116,6 +116,7 @@ def normal_card(view: View, k: Knowledge) -> str:
     - Otherwise take the trick with the *cheapest* card that beats it, keeping top cards
       for later; measured against stricter "only if it will stand" rules, contesting every
       trick cheaply wins clearly more deals.
+    - But leave it when the partner, still to play, said it holds an unbeatable card.
     - If no card beats it and an opponent holds the trick, spoil it by matching the top
       card (R11: a tie for the top spoils the trick; the same seat leads again).
     - Else dump the lowest card.
@@ -132,6 +133,8 @@ def normal_card(view: View, k: Knowledge) -> str:
         return hand[0]
     if holder == partner and safe(top) >= PARTNER_SAFETY:
         return dump_card(hand, top, protect=True)
+    if _partner_will_take(view, k, top):
+        return dump_card(hand, top, protect=False)
     for c in hand:
         if STRENGTH[c] > top:
             return c
@@ -145,3 +148,15 @@ def normal_card(view: View, k: Knowledge) -> str:
 #: Tuned with ``aluette-arena`` (normal vs random and easy).
 LEAD_SAFETY = 0.7
 PARTNER_SAFETY = 0.3
+
+
+def _partner_will_take(view: View, k: Knowledge, top: int) -> bool:
+    """The partner plays after me in this trick and said (R15) it holds a card that beats
+    the trick and that no opponent can beat or tie: leave the trick to it (R12)."""
+    if len(view["trick"]) > 1:                      # the partner (two seats on) has already played
+        return False
+    for card in k.must_have.get(k.partner, ()):
+        st = STRENGTH[card]
+        if st > top and not any(STRENGTH[c] > st for c in k.unseen if c != card):
+            return True
+    return False
