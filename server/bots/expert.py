@@ -223,7 +223,3 @@ def _dump(hand: list[int], avoid: int) -> int:
             return i
     return 0
 
-
-def knowledge_for(view: View) -> Knowledge:
-    """Exposed for tests: the knowledge the expert searches from."""
-    return read_view(view)

@@ -80,9 +80,8 @@ class SafetyOdds:
         self.pool = sorted(
             (STRENGTH[c] for c in k.unseen if c not in partner_known and c not in known_opp),
         )
-        self.population = max(1, len(self.pool) + len(known_opp))
-        self.draws = sum(k.hand_sizes[s] for s in opp_after)
-        self.draws_unknown = max(0, self.draws - len(known_opp))
+        draws = sum(k.hand_sizes[s] for s in opp_after)
+        self.draws_unknown = max(0, draws - len(known_opp))
         self.population_unknown = max(1, len(self.pool))
         self._cache: dict[int, float] = {}
 
@@ -153,7 +152,7 @@ PARTNER_SAFETY = 0.3
 def _partner_will_take(view: View, k: Knowledge, top: int) -> bool:
     """The partner plays after me in this trick and said (R15) it holds a card that beats
     the trick and that no opponent can beat or tie: leave the trick to it (R12)."""
-    if len(view["trick"]) > 1:                      # the partner (two seats on) has already played
+    if len(view["trick"]) > 1:      # the partner (two seats on) has already played
         return False
     for card in k.must_have.get(k.partner, ()):
         st = STRENGTH[card]

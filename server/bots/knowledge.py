@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
+from server.game import ALL_CARDS, SIGNAL_CARD
 
 from .base import View
 
@@ -100,6 +100,3 @@ def read_view(view: View) -> Knowledge:
         k.aces_exact[s] = min(n, avail, k.hand_sizes[s])
     return k
 
-
-def strength_of(cards: list[str]) -> list[int]:
-    return [STRENGTH[c] for c in cards]

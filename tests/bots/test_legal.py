@@ -97,3 +97,18 @@ def test_chanter_bots_vote_and_discard_legally() -> None:
         m.apply(action)
     assert all(len(h) == 9 for h in m.hands)
     assert isinstance(choose_action("normal", view(m, m.to_act), random.Random(0)), Play)  # type: ignore[arg-type]
+
+
+def test_registry() -> None:
+    import pytest
+
+    from server.bots import UnknownLevel, get_bot
+
+    assert LEVELS == ("random", "easy", "normal", "expert")
+    assert all(get_bot(level).level == level for level in LEVELS)
+    with pytest.raises(UnknownLevel):
+        get_bot("grandmaster")
+    m, _ = Match.new(Options(deals=1), 1)
+    other = (m.to_act + 1) % 4  # type: ignore[operator]
+    with pytest.raises(ValueError):
+        choose_action("normal", view(m, other), random.Random(0))
