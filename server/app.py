@@ -97,30 +97,31 @@ async def _serve_connection(hub: Hub, settings: Settings, ws: ServerConnection) 
     try:
         if not await _greet(hub, peer, settings):
             return
-        limiter = RateLimiter()
+        limiter = RateLimiter(settings.rate_per_second, settings.rate_burst)
         async for frame in ws:
             if peer.dropped:
                 continue        # closing: drain what is queued so the close handshake ends
-            if not limiter.allow():
-                if limiter.over_hard_limit:
-                    peer.close(CloseCode.RATE_LIMITED, "too many commands")
-                    continue
-                await _send(peer, _error(ErrorCode.RATE_LIMITED,
-                                         "too many commands; slow down", None))
-                continue
-            await _send(peer, await _answer(hub, peer, frame))
+            await _send(peer, await _answer(hub, peer, frame, limiter))
     except websockets.ConnectionClosed:
         pass
     finally:
         await hub.disconnected(peer)
 
 
-async def _answer(hub: Hub, peer: Peer, frame: bytes | str) -> bytes:
+async def _answer(hub: Hub, peer: Peer, frame: bytes | str, limiter: RateLimiter) -> bytes:
     """One command in, one reply out; nothing a client sends can crash the server."""
     try:
         cmd = protocol.decode_client(frame)  # type: ignore[arg-type]
     except protocol.ProtocolError as exc:
-        return protocol.encode(protocol.error_reply(exc))
+        cmd = None
+        error = protocol.encode(protocol.error_reply(exc))
+    if not limiter.allow():
+        if limiter.over_hard_limit:
+            peer.close(CloseCode.RATE_LIMITED, "too many commands")
+        return _error(ErrorCode.RATE_LIMITED, "too many commands; slow down and resend",
+                      cmd.id if cmd is not None else None)
+    if cmd is None:
+        return error
     try:
         if isinstance(cmd, protocol.Ping):
             return protocol.encode(protocol.Pong(id=cmd.id))

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from protocol import RATE_BURST, RATE_PER_SECOND
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -40,6 +42,9 @@ class Settings:
     ping_timeout_s: float = 20.0
     #: Seconds between sweeps for finished or abandoned tables.
     sweep_interval_s: float = 60.0
+    #: Per-connection command rate (token bucket): sustained per second, and burst.
+    rate_per_second: float = float(RATE_PER_SECOND)
+    rate_burst: int = RATE_BURST
 
 
 ENV = {
@@ -58,6 +63,8 @@ ENV = {
     "ping_interval_s": "ALUETTE_PING_INTERVAL",
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
+    "rate_per_second": "ALUETTE_RATE_PER_SECOND",
+    "rate_burst": "ALUETTE_RATE_BURST",
 }
 
 HELP = {
@@ -76,6 +83,8 @@ HELP = {
     "ping_interval_s": "websocket keepalive ping interval, seconds",
     "ping_timeout_s": "websocket keepalive timeout, seconds",
     "sweep_interval_s": "seconds between clean-up sweeps",
+    "rate_per_second": "commands per second a connection may send, sustained",
+    "rate_burst": "commands a connection may send in a burst",
 }
 
 

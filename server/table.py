@@ -133,7 +133,7 @@ class Table:
     async def _commit(self, work: Work) -> None:
         state = work.state
         if work.match is not None:
-            state.match = work.match.to_dict()
+            state.match = work.match.to_dict(copy_data=False)   # never mutated once stored
             if work.match.over and state.status == "playing":
                 state.status = "finished"
                 state.finished_at = time.time()

@@ -6,8 +6,7 @@ on a copy of it per command and stores the copy before anything is acknowledged 
 
 from __future__ import annotations
 
-import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import msgpack
@@ -72,10 +71,21 @@ class TableState:
         return None
 
     def copy(self) -> TableState:
-        return copy.deepcopy(self)
+        """A working copy for one command: what commands change is copied, the rest shared.
+
+        ``match`` is only a serialized snapshot (the live state is the table's Match,
+        cloned separately) and stored replies are never changed, so both are shared.
+        """
+        return replace(
+            self,
+            options=dict(self.options),
+            seats=[replace(s) for s in self.seats],
+            replies={player: list(kept) for player, kept in self.replies.items()},
+        )
 
     def to_bytes(self) -> bytes:
-        data = asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["seats"] = [{f.name: getattr(s, f.name) for f in fields(s)} for s in self.seats]
         data["format"] = TABLE_FORMAT
         return msgpack.packb(data)  # type: ignore[no-any-return]
 

@@ -342,32 +342,26 @@ class Match:
 
     # ------------------------------------------------------------------ storage
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole state as plain data (for Redis), with a format version."""
-        return {
+    _FIELDS = ("seating", "draw", "deal_number", "dealer", "hands", "talon", "discards",
+               "play_hands", "votes", "to_act", "leader", "trick", "tricks", "points", "deals",
+               "signals", "signal_count", "version")
+
+    def to_dict(self, *, copy_data: bool = True) -> dict[str, Any]:
+        """The whole state as plain data (for Redis), with a format version.
+
+        ``copy_data=False`` shares this match's lists: for callers that serialize at once
+        and never mutate this match again (the server clones before every change).
+        """
+        data: dict[str, Any] = {
             "format": STATE_FORMAT,
             "options": self.options.to_dict(),
             "seed": self.seed,
             "phase": str(self.phase),
-            "seating": list(self.seating),
-            "draw": copy.deepcopy(self.draw),
-            "deal_number": self.deal_number,
-            "dealer": self.dealer,
-            "hands": copy.deepcopy(self.hands),
-            "talon": list(self.talon),
-            "discards": copy.deepcopy(self.discards),
-            "play_hands": copy.deepcopy(self.play_hands),
-            "votes": list(self.votes),
-            "to_act": self.to_act,
-            "leader": self.leader,
-            "trick": list(self.trick),
-            "tricks": copy.deepcopy(self.tricks),
-            "points": list(self.points),
-            "deals": copy.deepcopy(self.deals),
-            "signals": copy.deepcopy(self.signals),
-            "signal_count": self.signal_count,
-            "version": self.version,
         }
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            data[name] = copy.deepcopy(value) if copy_data else value
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
@@ -376,13 +370,32 @@ class Match:
         try:
             m = cls(Options.from_dict(data["options"]), data["seed"])
             m.phase = Phase(data["phase"])
-            for name in ("seating", "draw", "deal_number", "dealer", "hands", "talon",
-                         "discards", "play_hands", "votes", "to_act", "leader", "trick",
-                         "tricks", "points", "deals", "signals", "signal_count", "version"):
+            for name in cls._FIELDS:
                 setattr(m, name, copy.deepcopy(data[name]))
         except (KeyError, ValueError, TypeError) as exc:
             raise StateFormatError(f"corrupt match state: {exc}") from None
         return m
 
     def clone(self) -> Match:
-        return Match.from_dict(self.to_dict())
+        """An independent copy, cheaply: only what :meth:`apply` mutates in place is copied.
+
+        Finished tricks, deal results, signals and the draw are never changed once
+        written (they are only appended to or replaced), so their entries are shared.
+        """
+        m = Match.__new__(Match)
+        m.options, m.seed, m.phase = self.options, self.seed, self.phase
+        m.seating, m.draw = list(self.seating), self.draw
+        m.deal_number, m.dealer = self.deal_number, self.dealer
+        m.hands = [list(h) for h in self.hands]
+        m.talon = list(self.talon)
+        m.discards = list(self.discards)
+        m.play_hands = list(self.play_hands)
+        m.votes = list(self.votes)
+        m.to_act, m.leader = self.to_act, self.leader
+        m.trick = list(self.trick)
+        m.tricks = list(self.tricks)
+        m.points = list(self.points)
+        m.deals = list(self.deals)
+        m.signals = list(self.signals)
+        m.signal_count, m.version = self.signal_count, self.version
+        return m
