@@ -101,6 +101,8 @@ async def _serve_connection(hub: Hub, settings: Settings, ws: ServerConnection) 
         async for frame in ws:
             if peer.dropped:
                 continue        # closing: drain what is queued so the close handshake ends
+            if peer.retiring is not None:
+                await hub.confirm_rotation(peer)
             await _send(peer, await _answer(hub, peer, frame, limiter))
     except websockets.ConnectionClosed:
         pass

@@ -103,10 +103,15 @@ class Hub:
         token = secrets.token_urlsafe(24)          # 192 bits
         try:
             if cmd.token is not None:
-                player = await self.store.rotate_token(token_hash(cmd.token), token_hash(token))
+                # Two-step rotation: the new token is bound now, the old one retired at the
+                # first command on this connection, which proves the welcome arrived. A
+                # crash in between leaves the client a token that still works.
+                player = await self.store.player_for_token(token_hash(cmd.token))
                 if player is None:
                     raise CommandError(ErrorCode.BAD_TOKEN,
                                        "unknown or expired session token; say hello without one")
+                await self.store.bind_token(token_hash(token), player)
+                peer.retiring = token_hash(cmd.token)
                 raw = await self.store.load_player(player)
                 name = msgpack.unpackb(raw)["name"] if raw else cmd.name
                 # The token rotated: any other connection of this session is stale now.
@@ -126,6 +131,17 @@ class Hub:
         self.peers.add(peer)
         return protocol.Welcome(id=cmd.id, version=version, session=token, player_id=player,
                                 name=name)
+
+    async def confirm_rotation(self, peer: Peer) -> None:
+        """The client used its new token's connection: the old token is now dead."""
+        old = peer.retiring
+        if old is None or peer.token is None:
+            return
+        try:
+            await self.store.rotate_token(old, token_hash(peer.token))
+        except StorageUnavailable:
+            return                      # retried at the next command
+        peer.retiring = None
 
     def seats_of(self, player: str) -> list[dict[str, Any]]:
         return [{"table": t.id, "seat": seat} for t in self.tables.values()

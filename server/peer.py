@@ -29,6 +29,8 @@ class Peer:
         self.player: str | None = None
         self.name: str = ""
         self.token: str | None = None
+        #: Digest of the token this connection's hello presented, until it is retired.
+        self.retiring: str | None = None
         self.tables: set[str] = set()
         self.dropped = False
         self._tasks: set[asyncio.Task[None]] = set()

@@ -108,9 +108,11 @@ async def test_token_rotates_and_an_old_token_is_refused(inproc):
     again = await NetClient.open(url, "Ana", token=first)
     second = again.welcome["session"]
     assert second != first and again.welcome["player_id"] == ana.welcome["player_id"]
-    # The old connection is told it was replaced; the old token no longer works.
+    # The old connection is told it was replaced. Once the new connection is used (so its
+    # welcome surely arrived), the old token no longer works.
     await asyncio.wait_for(ana.closed.wait(), 10)
     assert ana.ws.close_code == 4009
+    await again.call("list_tables")
     with pytest.raises(ServerError) as err:
         await NetClient.open(url, "Mallory", token=first)
     assert err.value.code == "bad_token"
@@ -119,6 +121,23 @@ async def test_token_rotates_and_an_old_token_is_refused(inproc):
     reply = await again.request("resume", token=first, table=tid, last_seq=0)
     assert reply["code"] == "bad_token"
     await again.close()
+
+
+async def test_a_crash_before_the_welcome_arrives_does_not_cost_the_session(inproc):
+    """Rotation is two-step: until the new token's connection is used, the old token still
+    works, so a client that never saw its welcome (server killed) keeps its seat."""
+    url = url_of(inproc)
+    ana = await NetClient.open(url, "Ana")
+    first = ana.welcome["session"]
+    table = (await ana.call("create_table", options={"deals": 1}))["table"]
+    lost = await NetClient.open(url, "Ana", token=first)     # its welcome "never arrived"
+    await lost.ws.close()
+    back = await NetClient.open(url, "Ana", token=first)     # the old token still works
+    await back.call("resume", token=back.welcome["session"], table=table, last_seq=0)
+    assert back.welcome["player_id"] == ana.welcome["player_id"]
+    # ... and the never-used token from the lost welcome is valid too, until retired.
+    assert lost.welcome["session"] != back.welcome["session"]
+    await back.close()
 
 
 async def test_grace_expiry_hands_the_seat_to_a_bot_and_the_human_takes_it_back(inproc):
