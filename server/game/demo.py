@@ -19,20 +19,15 @@ from .views import view
 
 def play_bot_match(options: Options, seed: int, level: str = "normal") -> Match:
     """Play a match with a bot in every seat; each bot sees only its own seat's view."""
-    try:
-        from server.bots import choose_action
-    except ImportError:  # bots not installed in this build: random legal moves
-        choose_action = None
+    from server.bots import choose_action
+
     match, _ = Match.new(options, seed)
     rng = random.Random(f"demo:{seed}")
     while not match.over:
         seat = match.to_act
-        assert seat is not None
-        if choose_action is not None:
-            action = choose_action(level, view(match, seat), rng)
-        else:
-            action = rng.choice(match.legal_actions(seat))
-        match.apply(action)
+        if seat is None:
+            break
+        match.apply(choose_action(level, view(match, seat), rng))
     return match
 
 
