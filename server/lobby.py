@@ -20,6 +20,8 @@ from .table import Result, Table, Work
 from .tablestate import SeatState, TableState
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+#: Bots get a name of the west coast by seat, so players can tell them apart.
+BOT_NAMES = ("Anne", "Yann", "Soizic", "Loïc")
 
 
 def table_id_for(player: str, command_id: int) -> str:
@@ -108,7 +110,7 @@ def add_bot(table: Table, player: str, seat: int, level: str) -> Any:
         _need_waiting(work, "add a bot")
         if state.seats[seat].kind != "empty":
             raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
-        state.seats[seat] = SeatState(kind="bot", name=f"{level} bot", level=level)
+        state.seats[seat] = SeatState(kind="bot", name=BOT_NAMES[seat], level=level)
         table.table_changed(work)
         maybe_auto_start(work)
         return {"table": state.id, "seat": seat}
