@@ -23,8 +23,10 @@ pytestmark = pytest.mark.slow
 
 
 class ResilientPlayer:
-    def __init__(self, client: NetClient, url: str, table: str, seat: int) -> None:
+    def __init__(self, client: NetClient, url: str, table: str, seat: int,
+                 progress: asyncio.Condition) -> None:
         self.client, self.url, self.table, self.seat = client, url, table, seat
+        self.progress = progress
         self.index = 0                    # next event to read
         self.done_seq = 0                 # turns at or below this are handled
         self.pending: tuple[int, str] | None = None
@@ -43,6 +45,9 @@ class ResilientPlayer:
             except ServerError as exc:
                 assert exc.code in ("shutting_down", "storage_unavailable"), exc
                 await self._reconnect()
+            finally:
+                async with self.progress:
+                    self.progress.notify_all()
 
     async def _send_pending(self) -> None:
         cid, card = self.pending
@@ -54,6 +59,8 @@ class ResilientPlayer:
             raise ServerError(reply)
         self.acked.append(card)
         self.pending = None
+        async with self.progress:
+            self.progress.notify_all()
 
     async def _play(self) -> dict:
         c = self.client
@@ -102,19 +109,22 @@ async def test_random_sigkills_never_lose_or_repeat_an_acknowledged_move(server_
     proc = await server_process()
     url = server_process.url
     table, clients = await start_four(url, deals=3)
-    players = [ResilientPlayer(c, url, table, i) for i, c in enumerate(clients)]
+    progress = asyncio.Condition()
+    players = [ResilientPlayer(c, url, table, i, progress) for i, c in enumerate(clients)]
     tasks = [asyncio.create_task(p.run()) for p in players]
     rng = random.Random(2026)
     kills = 0
+
+    def acked() -> int:
+        return sum(len(p.acked) for p in players)
+
     try:
         for _ in range(6):
-            target = sum(len(p.acked) for p in players) + rng.randint(3, 12)
-            async with asyncio.timeout(60):
-                while sum(len(p.acked) for p in players) < target:
-                    done, _ = await asyncio.wait(tasks, timeout=0.05)
-                    if done:
-                        break
-            if all(t.done() for t in tasks):
+            target = acked() + rng.randint(3, 12)
+            async with asyncio.timeout(60), progress:
+                await progress.wait_for(lambda t=target: acked() >= t
+                                        or any(x.done() for x in tasks))
+            if any(t.done() for t in tasks):
                 break
             await proc.kill()
             kills += 1

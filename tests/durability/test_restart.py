@@ -6,11 +6,10 @@ import asyncio
 
 from server.game.record import verify_record
 from tests.server.netclient import NetClient
-from tests.server.players import autoplay
+from tests.server.players import autoplay, four_humans, hand_of
 from tests.server.test_health import http_get
 
 from .conftest import ServerProcess, free_port, reconnect
-from .test_resume import hand_of
 
 
 def plays_by_seat(record: dict) -> dict[int, list[str]]:
@@ -25,13 +24,8 @@ def plays_by_seat(record: dict) -> dict[int, list[str]]:
 
 
 async def start_four(url: str, **options) -> tuple[str, list[NetClient]]:
-    opts = {"deals": 2, "bot_delay_ms": 0, "first_dealer": 3, **options}
     clients = [await NetClient.open(url, f"P{i}") for i in range(4)]
-    table = (await clients[0].call("create_table", options=opts))["table"]
-    for i in (1, 2, 3):
-        await clients[i].call("join", table=table, seat=i)
-    await clients[0].call("start", table=table)
-    return table, clients
+    return await four_humans(clients, **{"deals": 2, **options}), clients
 
 
 async def test_sigkill_mid_deal_then_restart_all_four_resume_and_finish(server_process):

@@ -8,29 +8,17 @@ import pytest
 
 from server.game.record import verify_record
 from tests.server.netclient import NetClient, ServerError
-from tests.server.players import Hand, autoplay
+from tests.server.players import autoplay, four_humans, hand_of
 
 from .conftest import reconnect
 
 
 async def four_at_a_table(url: str, **options):
-    opts = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3, **options}
     clients = [await NetClient.open(url, f"P{i}") for i in range(4)]
-    table = (await clients[0].call("create_table", options=opts))["table"]
-    for i in (1, 2, 3):
-        await clients[i].call("join", table=table, seat=i)
-    await clients[0].call("start", table=table)
+    table = await four_humans(clients, **options)
     for c in clients:
         await c.wait_event(lambda e: e["type"] == "hand_dealt")
     return table, clients
-
-
-def hand_of(client: NetClient, seat: int) -> list[str]:
-    hand = Hand()
-    for e in client.events:
-        if e.get("event"):
-            hand.apply(e["event"], seat)
-    return hand.cards
 
 
 def url_of(srv) -> str:

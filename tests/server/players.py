@@ -8,6 +8,28 @@ from typing import Any
 from .netclient import NetClient
 
 
+async def four_humans(clients: list[NetClient], *, start: bool = True,
+                      **options: Any) -> str:
+    """Seat four network players at a new table (seats 0-3, dealer 3 so seat 0 leads, R10)
+    and start it; returns the table id."""
+    opts = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3, **options}
+    table = (await clients[0].call("create_table", options=opts))["table"]
+    for i in (1, 2, 3):
+        await clients[i].call("join", table=table, seat=i)
+    if start:
+        await clients[0].call("start", table=table)
+    return table
+
+
+def hand_of(client: NetClient, seat: int) -> list[str]:
+    """A seat's current hand, from the events its client received."""
+    hand = Hand()
+    for e in client.events:
+        if e.get("event"):
+            hand.apply(e["event"], seat)
+    return hand.cards
+
+
 class Hand:
     """A seat's hand as its own events tell it (hand_dealt, talon_dealt, card_played)."""
 

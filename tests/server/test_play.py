@@ -12,7 +12,7 @@ from server.game.record import verify_record
 from server.tablestate import TableState
 
 from .netclient import ServerError
-from .players import autoplay
+from .players import autoplay, four_humans
 
 FAST = {"deals": 2, "bot_delay_ms": 0}
 
@@ -97,11 +97,8 @@ async def test_spectator_sees_every_public_event_and_no_hidden_card_or_signal(co
 
 
 async def test_r16_a_signal_reaches_the_partner_and_nobody_else(connect):
-    options = {"deals": 1, "bot_delay_ms": 0, "signals": "private"}
     clients = [await connect(f"P{i}") for i in range(4)]
-    table = (await clients[0].call("create_table", options=options))["table"]
-    for i in (1, 2, 3):
-        await clients[i].call("join", table=table, seat=i)
+    table = await four_humans(clients, start=False, signals="private")
     watcher = await connect("Watcher")
     await watcher.call("spectate", table=table)
     await clients[0].call("start", table=table)
@@ -130,14 +127,10 @@ async def _stored(server, table):
 
 
 async def test_bad_moves_are_refused_with_their_code_and_change_nothing(connect, server):
-    options = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3}
     clients = [await connect(f"P{i}") for i in range(4)]
-    table = (await clients[0].call("create_table", options=options))["table"]
-    for i in (1, 2, 3):
-        await clients[i].call("join", table=table, seat=i)
+    table = await four_humans(clients)
     outsider = await connect("Outsider")
-    other = (await outsider.call("create_table", options=options))["table"]
-    await clients[0].call("start", table=table)
+    other = (await outsider.call("create_table", options={"deals": 1}))["table"]
     hands = {}
     for i, c in enumerate(clients):
         hands[i] = (await c.wait_event(lambda e: e["type"] == "hand_dealt"))["event"]["cards"]
@@ -185,12 +178,8 @@ async def test_lobby_errors(connect):
 
 async def test_two_concurrent_commands_on_one_table_apply_in_a_defined_order(connect, server):
     """Both clients fire at once: the table's lock applies one, then refuses the other."""
-    options = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3}
     clients = [await connect(f"P{i}") for i in range(4)]
-    table = (await clients[0].call("create_table", options=options))["table"]
-    for i in (1, 2, 3):
-        await clients[i].call("join", table=table, seat=i)
-    await clients[0].call("start", table=table)
+    table = await four_humans(clients)
     hands = [(await c.wait_event(lambda e: e["type"] == "hand_dealt"))["event"]["cards"]
              for c in clients]
     # Seat 0 leads; seat 1 also tries at the same moment.
