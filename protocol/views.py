@@ -54,6 +54,9 @@ class TableOptions(msgspec.Struct, kw_only=True):
     turn_timer_s: Annotated[int, Meta(ge=1, le=limits.MAX_TURN_TIMER_S)] | None = None
     grace_s: Annotated[int, Meta(ge=0, le=limits.MAX_GRACE_S)] = 120
     bot_level: BotLevel = "normal"
+    #: How hard the table's search bots think, as a multiple of the default budget
+    #: (1.0 keeps an expert decision under ~100 ms on one core). Added in 1.1.
+    bot_budget: Annotated[float, Meta(ge=0.05, le=4.0)] = 1.0
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):

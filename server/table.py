@@ -291,14 +291,15 @@ class Table:
 
     async def _decide(self, seat: int, level: str, version: int) -> Action | None:
         """A bot's move from the seat's view alone, computed off the event loop."""
-        from server.bots import choose_action
+        from server.bots import DEFAULT_BUDGET, choose_action
 
         match = self.match
         if match is None or match.to_act != seat or self.version != version:
             return None
         seat_view = view(match, seat)
         rng = random.Random(f"{self.state.seed}:bot:{seat}:{version}")
-        return await asyncio.to_thread(choose_action, level, seat_view, rng)
+        budget = DEFAULT_BUDGET.scaled(float(self.state.options.get("bot_budget", 1.0)))
+        return await asyncio.to_thread(choose_action, level, seat_view, rng, budget)
 
     def _apply_if_current(self, seat: int, version: int, action: Action) -> Mutation:
         def mutate(work: Work) -> Result:

@@ -221,3 +221,15 @@ async def test_r9_chanter_over_the_network(connect):
     votes = [p["seat"] for p in clients[1].payloads("chanter_vote")]
     assert votes == [0, 1, 2, 3]
     assert clients[1].payloads("chanter_result") == [{"type": "chanter_result", "accepted": True}]
+
+
+async def test_one_human_with_expert_bots_and_a_table_budget(connect):
+    """Expert bots think off the event loop, within the table's budget (issue 4)."""
+    options = {"deals": 1, "bot_delay_ms": 0, "bot_budget": 0.2, "signals": "private"}
+    table, clients = await seated_table(connect, 1, options=options,
+                                        levels=("expert", "expert", "expert"))
+    over = await autoplay(clients[0], table, 0)
+    assert verify_record(over["record"])["points"] == over["points"]
+    # Bots signal their partner (R15); the human at seat 0 sees only its partner's (seat 2).
+    for s in clients[0].payloads("signal"):
+        assert s["from_seat"] == 2
