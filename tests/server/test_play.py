@@ -233,3 +233,23 @@ async def test_one_human_with_expert_bots_and_a_table_budget(connect):
     # Bots signal their partner (R15); the human at seat 0 sees only its partner's (seat 2).
     for s in clients[0].payloads("signal"):
         assert s["from_seat"] == 2
+
+
+async def test_r7_partner_draw_reseats_the_players(connect):
+    """R7 over the network: the draw is shown to everyone, players move to their new seats,
+    and each then receives the hand of its new seat."""
+    clients = [await connect(f"P{i}") for i in range(4)]
+    table = await four_humans(clients, partner_draw=True, deals=1)
+    draw = (await clients[0].wait_event(lambda e: e["type"] == "partner_draw"))["event"]
+    seating = draw["seating"]
+    assert sorted(seating) == [0, 1, 2, 3]
+    holders = {card: seat for seat, card in draw["cards"] if card in ("3o", "3c")}
+    # R7: the Monsieur holder keeps his seat; the Madame holder sits opposite, and deals.
+    assert seating[holders["3o"]] == holders["3o"]
+    assert seating[holders["3c"]] == (holders["3o"] + 2) % 4 == draw["dealer"]
+    for old, client in enumerate(clients):
+        new = seating[old]
+        dealt = await client.wait_event(lambda e: e["type"] == "hand_dealt")
+        assert dealt["event"]["seat"] == new
+        mine = (await client.call("list_tables"))["seats"]
+        assert mine == [{"table": table, "seat": new}]
