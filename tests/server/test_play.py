@@ -253,3 +253,24 @@ async def test_r7_partner_draw_reseats_the_players(connect):
         assert dealt["event"]["seat"] == new
         mine = (await client.call("list_tables"))["seats"]
         assert mine == [{"table": table, "seat": new}]
+
+
+@pytest.mark.parametrize(("risk", "receivers"), [(1.0, {1, 2, 3}), (0.0, {2})])
+async def test_r16_risky_signals_reach_noticing_opponents_never_spectators(connect, risk,
+                                                                         receivers):
+    clients = [await connect(f"P{i}") for i in range(4)]
+    watcher = await connect("Watcher")
+    table = await four_humans(clients, start=False, signals="risky", signal_risk=risk)
+    await watcher.call("spectate", table=table)
+    await clients[0].call("start", table=table)
+    await clients[0].call("signal", table=table, signal="madame")
+    seq = None
+    for i in receivers:
+        got = await clients[i].wait_event(lambda e: e["type"] == "signal")
+        seq = got["seq"]
+    for i, c in enumerate([*clients, watcher]):
+        await c.wait_until(lambda c=c: seq in c.seqs(table))
+        entry = next(e for e in c.events if e["seq"] == seq)
+        assert (entry.get("event") is not None) == (i in receivers)
+    # The sender is not told who noticed (R16): it sees its own signal only in its view.
+    assert not clients[0].payloads("signal")
