@@ -1,6 +1,6 @@
 """Server round trips, as a ratio to a bare ping on the same connection, measured in one run.
 
-    python bench/server.py [--plays 400]
+    python bench/network.py [--plays 400]
 
 Starts the real server in-process on 127.0.0.1 with the embedded Valkey store (fsync on
 every write, as shipped), seats four network clients at a table and times each ``play``
