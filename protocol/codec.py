@@ -10,6 +10,7 @@ hot path. Whatever goes wrong, :class:`ProtocolError` is the only exception that
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -107,7 +108,7 @@ def _recover_id(raw: dict[Any, Any]) -> int | None:
     return None
 
 
-def _classify(frame: bytes, types: dict[str, type[msgspec.Struct]]) -> ProtocolError:
+def _classify(frame: bytes, types: Mapping[str, type[msgspec.Struct]]) -> ProtocolError:
     """Work out why ``frame`` failed the typed decode; never raises."""
     try:
         raw = _ANY_DECODER.decode(frame)

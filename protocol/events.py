@@ -17,6 +17,7 @@ from .cards import Card
 from .fields import (
     AcesCount,
     MatchResult,
+    Phase,
     Seat,
     SeatCard,
     SeatCounts,
@@ -25,7 +26,7 @@ from .fields import (
     TrickCards,
     check_signal_n,
 )
-from .views import Phase, TableInfo, TableView
+from .views import TableInfo, TableView
 
 
 class EventBase(msgspec.Struct, tag_field="type", kw_only=True):
@@ -197,8 +198,8 @@ EventPayload = (
 )
 
 EVENT_TYPES: dict[str, type[EventBase]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in EventPayload.__args__  # type: ignore[attr-defined]
+    cls.__struct_config__.tag: cls
+    for cls in EventPayload.__args__
 }
 
 __all__ = [

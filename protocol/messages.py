@@ -270,10 +270,10 @@ def _unknown_event(raw: _LenientEvent) -> Event:
 
 
 CLIENT_TYPES: dict[str, type[Command]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in ClientCommand.__args__  # type: ignore[attr-defined]
+    cls.__struct_config__.tag: cls
+    for cls in ClientCommand.__args__
 }
 SERVER_TYPES: dict[str, type[ServerBase]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in ServerMessage.__args__  # type: ignore[attr-defined]
+    cls.__struct_config__.tag: cls
+    for cls in ServerMessage.__args__
 }

@@ -53,7 +53,8 @@ class Decision:
 class Bot(Protocol):
     """Every level implements this; the registry in :mod:`server.bots` maps names to bots."""
 
-    level: str
+    @property
+    def level(self) -> str: ...
 
     def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision: ...
 

@@ -11,7 +11,7 @@ seat plays its hand in list order, trick t is simply column t of the four hands.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from .cards import ALL_CARDS, STRENGTH
 from .rules import TRICKS_PER_DEAL, score_deal
@@ -19,7 +19,7 @@ from .rules import TRICKS_PER_DEAL, score_deal
 _PACK_STRENGTHS = [STRENGTH[c] for c in ALL_CARDS]
 
 
-def trick_winners(columns: Sequence[Sequence[int]]) -> list[int | None]:
+def trick_winners(columns: Iterable[Sequence[int]]) -> list[int | None]:
     """R11 for tricks given as one strength per seat (index = seat); None when spoiled."""
     out: list[int | None] = []
     for col in columns:
@@ -53,8 +53,8 @@ def finish_deal(
         else:
             first.append(hands[seat][0])
             offset[seat] = 1
-    columns = [first]
-    columns += zip(*(hands[s][offset[s]:] for s in range(4)), strict=False)
+    columns: list[Sequence[int]] = [first]
+    columns.extend(zip(*(hands[s][offset[s]:] for s in range(4)), strict=False))
     out = list(winners)
     out += trick_winners(columns[: TRICKS_PER_DEAL - len(out)])
     return out
