@@ -17,7 +17,7 @@ import random
 from bisect import bisect_right
 
 from server.game import STRENGTH
-from server.game.rules import TRICKS_PER_DEAL
+from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
 from .base import Budget, View
 from .heuristics import ascending, trick_status
@@ -152,28 +152,11 @@ def playout(
 
 
 def team_value(winners: list[int | None], team: int, mordienne_on: bool) -> int:
-    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a).
-
-    Same result as ``rules.score_deal`` (tests/bots checks it), without building a
-    DealScore: this runs once per playout.
-    """
-    counts = [0, 0, 0, 0]
-    reached = [0, 0, 0, 0]
-    for i, w in enumerate(winners):
-        if w is not None:
-            counts[w] += 1
-            reached[w] = i
-    top = max(counts)
-    if top == 0:
+    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a)."""
+    winner, points, _counts = deal_outcome(winners, mordienne_on)
+    if winner is None:
         return 0
-    winner = -1
-    for s in range(4):
-        if counts[s] == top and (winner < 0 or reached[s] < reached[winner]):
-            winner = s
-    pts = 1
-    if mordienne_on and top >= 2 and all(w == winner for w in winners[len(winners) - top :]):
-        pts = 2
-    return pts if winner % 2 == team else -pts
+    return points if winner % 2 == team else -points
 
 
 def greedy(hands: list[list[int]], seat: int, leader: int, trick: list[int]) -> int:

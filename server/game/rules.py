@@ -108,8 +108,12 @@ class DealScore:
     mordienne: bool
 
 
-def score_deal(winners: Sequence[int | None], mordienne_on: bool = True) -> DealScore:
-    """R12, R13, R13a: score a deal from each trick's winner (None = spoiled), in order."""
+def deal_outcome(winners: Sequence[int | None], mordienne_on: bool = True
+                 ) -> tuple[int | None, int, list[int]]:
+    """R12, R13, R13a in one place: (deal winner or None, points it scores, trick counts).
+
+    Lean on purpose: the bots' search calls it once per playout.
+    """
     counts = [0, 0, 0, 0]
     reached_at = [0, 0, 0, 0]
     for i, w in enumerate(winners):
@@ -118,7 +122,7 @@ def score_deal(winners: Sequence[int | None], mordienne_on: bool = True) -> Deal
             reached_at[w] = i
     top = max(counts)
     if top == 0:
-        return DealScore(counts, None, [0, 0], False)
+        return None, 0, counts                      # R12: all tricks spoiled
     # R12: among seats with the most tricks, the one that won its M-th trick earliest.
     winner = -1
     for s in range(4):
@@ -132,9 +136,16 @@ def score_deal(winners: Sequence[int | None], mordienne_on: bool = True) -> Deal
         and n == TRICKS_PER_DEAL
         and all(w == winner for w in winners[n - top :])
     )
+    return winner, 2 if mordienne else 1, counts
+
+
+def score_deal(winners: Sequence[int | None], mordienne_on: bool = True) -> DealScore:
+    """R12, R13, R13a: score a deal from each trick's winner (None = spoiled), in order."""
+    winner, scored, counts = deal_outcome(winners, mordienne_on)
     points = [0, 0]
-    points[team_of(winner)] = 2 if mordienne else 1
-    return DealScore(counts, winner, points, mordienne)
+    if winner is not None:
+        points[team_of(winner)] = scored
+    return DealScore(counts, winner, points, scored == 2)
 
 
 def match_result(points: Sequence[int]) -> str:
