@@ -81,7 +81,12 @@ class ResilientPlayer:
             if event["type"] == "turn" and event["seat"] == self.seat \
                     and entry["seq"] > self.done_seq:
                 self.done_seq = entry["seq"]
-                self.pending = (next(c.ids), self.hand.cards[-1])
+                # A hint sent when we came back, before our resent play was applied, is
+                # answered already: our card_played follows it in the stream.
+                if not any((e.get("event") or {}).get("type") == "card_played"
+                           and e["event"]["seat"] == self.seat
+                           for e in c.events[self.index:]):
+                    self.pending = (next(c.ids), self.hand.cards[-1])
 
     async def _reconnect(self) -> None:
         old = self.client
