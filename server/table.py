@@ -303,9 +303,15 @@ class Table:
 
     def _apply_if_current(self, seat: int, version: int, action: Action) -> Mutation:
         def mutate(work: Work) -> Result:
-            if work.match is None or work.match.to_act != seat or self.version != version:
+            match = work.match
+            if match is None or match.to_act != seat or self.version != version:
                 raise CommandError(ErrorCode.WRONG_PHASE, "the table moved on")
-            work.events += work.match.apply(action)
+            try:
+                work.events += match.apply(action)
+            except RuleError:
+                # A bot bug must not stall the table: log it and play the first legal move.
+                log.exception("table %s: bot move %r for seat %s refused", self.id, action, seat)
+                work.events += match.apply(match.legal_actions(seat)[0])
             return {}
         return mutate
 

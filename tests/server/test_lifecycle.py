@@ -108,3 +108,21 @@ async def test_server_limits_on_tables_and_spectators(redis_url, key_prefix, red
         assert len(srv.hub.tables) == 1
         for x in (a, b, c):
             await x.close()
+
+
+async def test_a_bot_that_returns_an_illegal_move_does_not_stall_its_table(connect,
+                                                                           monkeypatch):
+    """Fault injection: a broken bot's refused move is replaced by a legal one and logged."""
+    import server.bots
+    from server.game import Play
+
+    def broken(level, view, rng, budget=None):
+        return Play(view["viewer"], "zz")                  # never a legal card
+
+    monkeypatch.setattr(server.bots, "choose_action", broken)
+    ana = await connect("Ana")
+    table = await bots_only_table(ana, deals=1)
+    await ana.call("spectate", table=table)
+    await ana.call("start", table=table)
+    over = await ana.wait_event(lambda e: e["type"] == "match_over", timeout=30)
+    assert verify_record(over["event"]["record"])["points"] == over["event"]["points"]
