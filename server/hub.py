@@ -202,7 +202,7 @@ class Hub:
         if len(self.tables) >= self.settings.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as it "
                                "can hold; join one or try later")
-        state = lobby.new_table_state(tid, player, peer.name, cmd, peer.name)
+        state = lobby.new_table_state(tid, player, peer.name, cmd)
         result = {"table": tid, "seat": 0, "code": state.code}
         state.remember(player, cmd.id, result)
         try:

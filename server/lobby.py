@@ -29,8 +29,9 @@ def table_id_for(player: str, command_id: int) -> str:
     return "t" + hashlib.sha256(f"{player}:{command_id}".encode()).hexdigest()[:12]
 
 
-def new_table_state(table_id: str, player: str, name: str, cmd: protocol.CreateTable,
-                    player_name: str) -> TableState:
+def new_table_state(table_id: str, player: str, player_name: str,
+                    cmd: protocol.CreateTable) -> TableState:
+    """A new table with its creator in seat 0; its seed is secret (it predicts every hand)."""
     options = protocol.to_dict(cmd.options)
     state = TableState(
         id=table_id,
