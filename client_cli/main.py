@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import getpass
 import os
+import signal
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -81,7 +82,16 @@ async def play_local(args: argparse.Namespace, console: Console) -> int:
                 create += " chanter=on"
             app = App(url, args.name or _default_name(), console,
                       initial=[create, f"bots {args.level}", "start"])
-            return await app.run()
+            # A closed terminal (SIGHUP) or a kill (SIGTERM) unwinds the server and stops
+            # its embedded store, rather than leaving it running behind us.
+            loop = asyncio.get_running_loop()
+            task = asyncio.current_task()
+            for sig in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(sig, task.cancel if task else (lambda: None))
+            try:
+                return await app.run()
+            except asyncio.CancelledError:
+                return 0
     return 1
 
 

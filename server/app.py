@@ -210,7 +210,9 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
 async def run(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    # SIGHUP too: a server started from a terminal that closes still stops its embedded
+    # store instead of leaving it running.
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
     async with running(settings) as srv:
         print(f"aluette-server listening on ws://{settings.host}:{srv.port} "
