@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+
+import pytest
 
 from server.game.record import verify_record
 from tests.server.netclient import NetClient
@@ -136,3 +139,19 @@ async def test_storage_outage_refuses_commands_then_play_continues(own_valkey, k
             for c in clients:
                 await c.close()
             restarted.stop()
+
+
+async def test_sighup_stops_the_server_and_its_embedded_store(tmp_path):
+    """A terminal that closes sends SIGHUP: the embedded store must not be left running."""
+    import signal
+
+    data = tmp_path / "data"
+    proc = ServerProcess(["--port", str(free_port()), "--data-dir", str(data)])
+    await proc.start()
+    pid = int((data / "embedded-store.pid").read_text().split()[0])
+    proc.proc.send_signal(signal.SIGHUP)
+    async with asyncio.timeout(30):
+        assert await proc.proc.wait() == 0
+    assert not (data / "embedded-store.pid").exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)                      # the store process is gone
