@@ -36,15 +36,17 @@ from .commands import (
 )
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel
+from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
 
 
 class App:
     def __init__(self, url: str, name: str, console: Console | None = None,
-                 initial: Sequence[str] = ()) -> None:
+                 initial: Sequence[str] = (), sessions: SessionFile | None = None) -> None:
         self.console = console or Console(highlight=False, soft_wrap=False)
-        self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status)
+        self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status,
+                               sessions=sessions)
         self.initial = list(initial)
         self.current: str | None = None
         self.known: list[str] = []            # table ids from the last listing
@@ -138,8 +140,18 @@ class App:
         hello.append_text(render.safe(self.conn.server_name, 32))
         hello.append(". Type `help` for the commands, `quit` to leave.")
         self.show(hello)
-        with contextlib.suppress(Exception):
-            await self._list_tables(quiet_if_empty=True)
+        taken: list[str] = []
+        if self.conn.restored:
+            with contextlib.suppress(ConnectionFailed, ServerError):
+                taken = await self.conn.take_back_seats()
+        if taken:
+            self.current = taken[0]
+            self.show(Text("✓ Took back your seat at "
+                           + ", ".join(protocol.clean_text(t) for t in taken)
+                           + " (this session was remembered).", style="bold green"))
+        else:
+            with contextlib.suppress(Exception):
+                await self._list_tables(quiet_if_empty=True)
         self.session = PromptSession()
         try:
             with patch_stdout(raw=True):

@@ -30,6 +30,7 @@ import protocol
 from protocol import CloseCode
 
 from .model import Feed, TableModel
+from .sessions import ID_BLOCK, SessionFile
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,8 @@ class Connection:
     def __init__(self, url: str, name: str, *,
                  on_event: EventCallback | None = None,
                  on_status: StatusCallback | None = None,
-                 reply_timeout: float = 30.0) -> None:
+                 reply_timeout: float = 30.0,
+                 sessions: SessionFile | None = None) -> None:
         self.url = url
         self.name = protocol.clean_text(name)[: protocol.MAX_NAME_LEN] or "player"
         self.on_event = on_event or (lambda *a: None)
@@ -92,7 +94,14 @@ class Connection:
         self.player_id: str | None = None
         self.server_name: str = self.name
         self.tables: dict[str, TableModel] = {}
-        self._ids = itertools.count(1)
+        # With a session file, the session (token and command ids) survives a restart.
+        self.sessions = sessions
+        first_id = 1
+        if sessions is not None:
+            self.token, first_id = sessions.load(url, self.name)
+        self.restored = self.token is not None
+        self._ids = itertools.count(first_id)
+        self._id_limit = first_id
         self._pending: dict[int, _Pending] = {}
         self._ws: ClientConnection | None = None
         self._online = asyncio.Event()
@@ -138,7 +147,7 @@ class Connection:
                            ping_interval=protocol.PING_INTERVAL_S, ping_timeout=20,
                            close_timeout=2)
         try:
-            cid = next(self._ids)
+            cid = self._next_id()
             await ws.send(protocol.encode(protocol.Hello(
                 id=cid, versions=list(protocol.SUPPORTED_VERSIONS), name=self.name,
                 token=self.token)))
@@ -166,10 +175,41 @@ class Connection:
             await ws.close()
             raise ConnectionFailed("the server did not answer hello with welcome")
         self.token = reply.session
+        self._remember()
         self.player_id = reply.player_id
         self.server_name = reply.name
         self._ws = ws
         self._online.set()
+
+    def _next_id(self) -> int:
+        """Command ids are unique for the whole session, across reconnects and restarts."""
+        cid = next(self._ids)
+        if self.sessions is not None and cid >= self._id_limit:
+            self._id_limit = cid + ID_BLOCK
+            self._remember()
+        return cid
+
+    def _remember(self) -> None:
+        if self.sessions is not None:
+            self.sessions.save(self.url, self.name, self.token, self._id_limit)
+
+    async def take_back_seats(self) -> list[str]:
+        """After a restart with a remembered session: resume every table we sit at, each
+        from a fresh snapshot (a ``last_seq`` past the table's sequence asks for one)."""
+        result = await self.call(protocol.ListTables)
+        taken = []
+        for entry in result.get("seats", []):
+            table = str(entry["table"])
+            model = self.model(table)
+            model.seat = entry.get("seat")
+            try:
+                await self.call(protocol.Resume, token=self.token, table=table,
+                                last_seq=protocol.MAX_COMMAND_ID, resend=False)
+            except ServerError:
+                self.forget(table)
+                continue
+            taken.append(table)
+        return taken
 
     async def _run(self) -> None:
         """Read frames; when the socket drops, reconnect and resume until told to stop."""
@@ -289,7 +329,7 @@ class Connection:
         """Send one command; return its reply (Ok, Error, Pong). Survives reconnects."""
         if self.dead:
             raise ConnectionFailed(self.dead)
-        cid = next(self._ids)
+        cid = self._next_id()
         frame = protocol.encode(cls(id=cid, **fields))
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[cid] = _Pending(frame, future, resend)

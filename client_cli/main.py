@@ -24,6 +24,7 @@ import protocol
 from .app import App
 from .commands import LEVELS
 from .netbot import NetBot
+from .sessions import SessionFile
 
 DEFAULT_SERVER = os.environ.get("ALUETTE_SERVER", "ws://127.0.0.1:8765")
 
@@ -58,6 +59,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "temporary directory)")
     parser.add_argument("--seed", type=int, default=None, help="with --bot: RNG seed")
     parser.add_argument("--quiet", action="store_true", help="with --bot: print less")
+    parser.add_argument("--new-session", action="store_true",
+                        help="do not take back the session remembered for this server and "
+                             "name (it is kept in $XDG_STATE_HOME/aluette)")
     args = parser.parse_args(argv)
     if not 1 <= args.deals <= 50:
         parser.error("--deals must be from 1 to 50")
@@ -107,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(bot.run())
         if args.command == "play":
             return asyncio.run(play_local(args, console))
-        return asyncio.run(App(args.server, name, console).run())
+        sessions = None if args.new_session else SessionFile()
+        return asyncio.run(App(args.server, name, console, sessions=sessions).run())
     except KeyboardInterrupt:
         return 130
 

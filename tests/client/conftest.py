@@ -158,8 +158,11 @@ class _Log:
         return "".join(self.parts)
 
 
-def cli_env(term: str = "dumb", color: bool = False) -> dict[str, str]:
+def cli_env(term: str = "dumb", color: bool = False,
+            state_dir: str | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    if state_dir is not None:
+        env["XDG_STATE_HOME"] = state_dir      # remembered sessions stay inside the test
     env.update(TERM=term, PROMPT_TOOLKIT_NO_CPR="1", PYTHONUNBUFFERED="1",
                COLUMNS="200", LINES="60")
     if not color:
@@ -168,12 +171,14 @@ def cli_env(term: str = "dumb", color: bool = False) -> dict[str, str]:
 
 
 @pytest.fixture
-def spawn() -> Iterator[Callable[..., Cli]]:
+def spawn(tmp_path: Path) -> Iterator[Callable[..., Cli]]:
     """Start ``aluette ARGS`` in a 60x200 pty (TERM=dumb, no colour unless asked)."""
     children: list[pexpect.spawn] = []
+    state = str(tmp_path / "state")
 
     def make(*args: str, term: str = "dumb", color: bool = False) -> Cli:
-        child = pexpect.spawn(str(BIN / "aluette"), list(args), env=cli_env(term, color),
+        child = pexpect.spawn(str(BIN / "aluette"), list(args),
+                              env=cli_env(term, color, state),
                               dimensions=(60, 200), encoding="utf-8", codec_errors="replace",
                               timeout=20)
         child.logfile_read = _Log()
