@@ -222,7 +222,9 @@ class TableModel:
             v["leader"] = winner
         else:
             v["leader"] = e["leader"]
-        v["to_act"] = v["leader"]
+        # After the ninth trick nobody acts until the deal is scored (R11: nine tricks);
+        # the engine never shows a turn there, and a bot must not try to play an empty hand.
+        v["to_act"] = v["leader"] if len(v["tricks"]) < 9 else None
 
     def _on_deal_scored(self, v: View, e: dict[str, Any]) -> None:
         """R12/R13: the deal's result joins the match history."""

@@ -22,7 +22,7 @@ from server.app import Running, running
 from server.config import Settings
 from server.game.record import export_record, verify_record
 
-from .conftest import BIN, Cli, ServerProcess, _Log, cli_env
+from .conftest import BIN, Cli, ServerProcess, _Log, cli_env, plain
 
 
 @pytest.fixture
@@ -85,5 +85,5 @@ def test_bot_process_joins_a_humans_table(server_proc: ServerProcess, spawn) -> 
     bot.expect(r"Match over")
     bot.child.expect(pexpect.EOF, timeout=10)
     bot.child.wait()
-    assert bot.child.exitstatus == 0
+    assert bot.child.exitstatus == 0, plain(bot.output)[-3000:]
     ana.quit()
