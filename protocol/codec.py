@@ -49,6 +49,18 @@ def encode(msg: msgspec.Struct) -> bytes:
     return _ENCODER.encode(msg)
 
 
+def _check_frame(frame: object, limit: int) -> None:
+    """Refuse text frames and oversize frames before any decoding work is spent on them."""
+    if not isinstance(frame, _BINARY):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "frames must be binary (msgpack), not text")
+    if len(frame) > limit:
+        raise ProtocolError(
+            ErrorCode.FRAME_TOO_LARGE,
+            f"frame is {len(frame)} bytes; the limit is {limit}",
+            details={"limit": limit},
+        )
+
+
 def decode_client(frame: bytes) -> ClientCommand:
     """Decode and validate one client frame into a command struct.
 
@@ -56,14 +68,7 @@ def decode_client(frame: bytes) -> ClientCommand:
     ``bad_frame``, ``unknown_type``, ``invalid_field`` or ``unknown_card``; ``.id`` is set
     when the frame's ``id`` could be read, so the server can echo it.
     """
-    if not isinstance(frame, _BINARY):
-        raise ProtocolError(ErrorCode.BAD_FRAME, "frames must be binary (msgpack), not text")
-    if len(frame) > limits.MAX_FRAME_BYTES:
-        raise ProtocolError(
-            ErrorCode.FRAME_TOO_LARGE,
-            f"frame is {len(frame)} bytes; the limit is {limits.MAX_FRAME_BYTES}",
-            details={"limit": limits.MAX_FRAME_BYTES},
-        )
+    _check_frame(frame, limits.MAX_FRAME_BYTES)
     try:
         return _CLIENT_DECODER.decode(frame)  # type: ignore[no-any-return]
     except Exception:
@@ -78,13 +83,7 @@ def decode_server(frame: bytes) -> ServerMessage:
     :class:`~protocol.events.UnknownEvent` payload instead of failing; an unknown top-level
     type raises ``unknown_type`` (clients ignore such frames).
     """
-    if not isinstance(frame, _BINARY):
-        raise ProtocolError(ErrorCode.BAD_FRAME, "frames must be binary (msgpack), not text")
-    if len(frame) > limits.MAX_SERVER_FRAME_BYTES:
-        raise ProtocolError(
-            ErrorCode.FRAME_TOO_LARGE,
-            f"frame is {len(frame)} bytes; the limit is {limits.MAX_SERVER_FRAME_BYTES}",
-        )
+    _check_frame(frame, limits.MAX_SERVER_FRAME_BYTES)
     try:
         return _SERVER_DECODER.decode(frame)  # type: ignore[no-any-return]
     except Exception:
