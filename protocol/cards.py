@@ -13,11 +13,8 @@ from typing import Annotated
 
 from msgspec import Meta
 
-RANKS = "123456789VCR"  # R1: 1-9, Valet, Cavalière, Roi
-SUITS = "ocbe"  # R2: oros, copas, bastos, espadas
+from .vocab import CARD_CODES
 
-#: All 48 codes, suit-major in RULES.md order.
-CARD_CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 _CARD_SET = frozenset(CARD_CODES)
 
 #: ``\Z`` rather than ``$``: ``$`` would also accept a trailing newline (``"3o\n"``).
@@ -34,3 +31,5 @@ def is_card(code: object) -> bool:
 
 
 assert len(CARD_CODES) == 48 and all(_CARD_RE.match(c) for c in CARD_CODES)
+
+__all__ = ["CARD_CODES", "CARD_PATTERN", "Card", "is_card"]

@@ -36,6 +36,7 @@ _CLIENT_DECODER: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(ClientCo
 _SERVER_DECODER: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(ServerMessage)
 _ANY_DECODER: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder()
 _PATH_RE = re.compile(r" - at `(\$[^`]*)`$")
+_MISSING_RE = re.compile(r"missing required field `([^`]*)`")
 _CARD_HINT = f"matching regex {CARD_PATTERN!r}"
 _BINARY = (bytes, bytearray, memoryview)
 
@@ -127,7 +128,12 @@ def _classify(frame: bytes, types: Mapping[str, type[msgspec.Struct]]) -> Protoc
     except msgspec.ValidationError as exc:
         message = str(exc)[: limits.MAX_MESSAGE_LEN]
         match = _PATH_RE.search(message)
-        details = {"field": match.group(1)} if match else None
+        missing = _MISSING_RE.search(message)
+        if missing:  # the path names the object; the field is the missing key inside it
+            field = f"{match.group(1) if match else '$'}.{missing.group(1)}"
+        else:
+            field = match.group(1) if match else "$"
+        details = {"field": field}
         if _CARD_HINT in message:
             where = match.group(1) if match else "$"
             message = f"not one of the 48 card codes of R2 (e.g. 3o, Rb) - at `{where}`"

@@ -47,6 +47,7 @@ class ErrorCode(enum.StrEnum):
     STORAGE_UNAVAILABLE = "storage_unavailable"
     INTERNAL_ERROR = "internal_error"
     SHUTTING_DOWN = "shutting_down"
+    CONFLICT = "conflict"
 
 
 class CloseCode(enum.IntEnum):
@@ -56,8 +57,9 @@ class CloseCode(enum.IntEnum):
     GOING_AWAY = 1001  # server shutting down (SIGTERM); reconnect later and resume
     MESSAGE_TOO_BIG = 1009  # frame over the transport hard limit (see limits.py)
     INTERNAL_ERROR = 1011
-    SERVICE_RESTART = 1012  # server restarting; reconnect soon and resume
-    PROTOCOL_ERROR = 4000  # repeated or unrecoverable protocol errors, hello_required
+    SERVICE_RESTART = 1012  # reserved; this server sends 1001 when it stops
+    TRY_AGAIN_LATER = 1013  # server or address at its connection limit, storage down
+    PROTOCOL_ERROR = 4000  # no hello first, a refused hello, or repeated malformed frames
     UNSUPPORTED_VERSION = 4001  # after error unsupported_version
     BAD_TOKEN = 4002  # after error bad_token in hello
     RATE_LIMITED = 4003  # hard rate limit exceeded
@@ -66,7 +68,41 @@ class CloseCode(enum.IntEnum):
     SESSION_REPLACED = 4009  # the same session connected again elsewhere
 
 
-class ProtocolError(Exception):
+class AluetteError(Exception):
+    """Root of every error that reaches a client: each class carries its wire ``code``.
+
+    The tree (docs/PROTOCOL.md, "Error codes")::
+
+        AluetteError               code, message, details; never closes by itself
+        ├── ProtocolError          a frame that cannot become a command (code per frame)
+        ├── CommandError           a session, lobby or table refusal (code per refusal)
+        ├── RuleError              the engine refused an action (R9-R16); subclasses in
+        │                          server/game/errors.py, one code per class
+        └── ServiceError           the server cannot serve now: rate_limited, conflict,
+                                   storage_unavailable, shutting_down, internal_error
+
+    A refused command changes nothing, whatever branch refused it.
+    """
+
+    code: ErrorCode = ErrorCode.INTERNAL_ERROR
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: ErrorCode | None = None,
+        id: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        if code is not None:
+            self.code = code
+        super().__init__(message)
+        self.message = message
+        self.id = id
+        self.details = details
+
+
+class ProtocolError(AluetteError):
     """A client frame that cannot become a command.
 
     The only exception :func:`protocol.decode_client` raises. ``id`` is the command id when
@@ -82,11 +118,40 @@ class ProtocolError(Exception):
         id: int | None = None,
         details: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(f"{code.value}: {message}")
-        self.code = code
-        self.message = message
-        self.id = id
-        self.details = details
+        super().__init__(message, code=code, id=id, details=details)
+
+
+class CommandError(AluetteError):
+    """A well-formed command that cannot be carried out (session, lobby, table); nothing
+    was changed."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, code=code, details=details)
+
+
+class RuleError(AluetteError):
+    """An action the rules do not allow right now; the engine's subclasses name the rule."""
+
+    code = ErrorCode.WRONG_PHASE
+
+
+class ServiceError(AluetteError):
+    """The server cannot serve the command now; it was not applied, resending is safe."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message, code=code, details=details)
 
 
 class EventError(ValueError):

@@ -155,11 +155,25 @@ class SignalReceived(EventBase, tag="signal"):
         check_signal_n(self.signal, self.n)
 
 
-class Turn(EventBase, tag="turn"):
-    """Optional hint: ``seat`` is to act now (also derivable from the view).
+class SignalSent(EventBase, tag="signal_sent"):
+    """R15/R16: what this seat itself signalled (only the sender gets it, never who noticed
+    it). Added in 1.2: before, the sender got a placeholder."""
 
-    ``phase`` says what it is to do: ``play`` a card, ``chanter_vote`` or
-    ``chanter_discard`` (R9). Added in 1.1 (a minor change): older servers omit it.
+    signal: SignalId
+    n: AcesCount | None = None
+
+    def __post_init__(self) -> None:
+        check_signal_n(self.signal, self.n)
+
+
+class Turn(EventBase, tag="turn"):
+    """``seat`` is to act now, and ``phase`` says what it is to do: ``play`` a card,
+    ``chanter_vote`` or ``chanter_discard`` (R9).
+
+    The server sends one every time the turn passes (and after a resume when it is your
+    turn), so a client takes whose turn it is from these and from snapshots instead of
+    recomputing it. Between the ninth trick and the next deal nobody is to act. ``phase``
+    was added in 1.1 (a minor change): older servers omit it.
     """
 
     seat: Seat
@@ -194,6 +208,7 @@ EventPayload = (
     | DealScored
     | MatchOver
     | SignalReceived
+    | SignalSent
     | Turn
 )
 
@@ -218,6 +233,7 @@ __all__ = [
     "PlayerConnected",
     "PlayerDisconnected",
     "SignalReceived",
+    "SignalSent",
     "Snapshot",
     "TableChanged",
     "TalonDealt",

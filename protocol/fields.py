@@ -6,12 +6,21 @@ reports the failing field path (``invalid_field``) without any hand-written chec
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from msgspec import Meta
 
 from . import limits
 from .cards import Card
+from .vocab import (  # re-exported: the one definition is in vocab
+    BotLevel,
+    MatchResult,
+    Phase,
+    SeatKind,
+    SignalId,
+    SignalsMode,
+    TableStatus,
+)
 
 #: R4: seats are 0..3 clockwise.
 Seat = Annotated[int, Meta(ge=0, le=3)]
@@ -33,28 +42,8 @@ TrickCards = Annotated[list[Card], Meta(min_length=4, max_length=4)]
 #: ``[seat, card]`` pairs (current trick, partner draw).
 SeatCard = tuple[Seat, Card]
 
-BotLevel = Literal["random", "easy", "normal", "expert"]
-#: R15 signal vocabulary.
-SignalId = Literal[
-    "monsieur",
-    "madame",
-    "borgne",
-    "vache",
-    "grand_neuf",
-    "petit_neuf",
-    "deux_de_chene",
-    "deux_d_ecrit",
-    "aces",
-    "useless_hand",
-    "going_mordienne",
-]
 #: R15: ``aces`` carries how many (1..4).
 AcesCount = Annotated[int, Meta(ge=1, le=4)]
-SignalsMode = Literal["off", "private", "risky"]  # R16
-Phase = Literal["chanter_vote", "chanter_discard", "play", "deal_over", "match_over"]
-MatchResult = Literal["team0", "team1", "draw"]  # R14
-TableStatus = Literal["waiting", "playing", "finished", "abandoned"]
-SeatKind = Literal["empty", "human", "bot"]
 
 
 def check_signal_n(signal: str, n: int | None) -> None:
@@ -67,3 +56,31 @@ def check_signal_n(signal: str, n: int | None) -> None:
         raise ValueError("`n` (1..4) is required for signal `aces` - at `$.n`")
     if signal != "aces" and n is not None:
         raise ValueError("`n` is only allowed for signal `aces` - at `$.n`")
+
+
+__all__ = [
+    "AcesCount",
+    "BotLevel",
+    "Card",
+    "CommandId",
+    "Count",
+    "JoinCode",
+    "MatchResult",
+    "Name",
+    "Phase",
+    "Seat",
+    "SeatCard",
+    "SeatCounts",
+    "SeatKind",
+    "Seq",
+    "SignalId",
+    "SignalsMode",
+    "TableId",
+    "TableStatus",
+    "Team",
+    "TeamPoints",
+    "Token",
+    "TrickCards",
+    "Version",
+    "check_signal_n",
+]

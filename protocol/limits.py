@@ -25,6 +25,12 @@ MAX_TOKEN_LEN = 128
 MAX_CODE_LEN = 16
 #: How many versions a ``hello`` may offer.
 MAX_VERSIONS = 16
+#: Most tables in one ``list_tables`` page (and the default page size).
+MAX_PAGE_TABLES = 50
+#: Malformed frames a connection may send within ``BAD_FRAME_WINDOW_S`` before it is
+#: closed with 4000 (each one is still answered with its error).
+MAX_BAD_FRAMES = 10
+BAD_FRAME_WINDOW_S = 60
 #: Human-readable ``message`` of an error.
 MAX_MESSAGE_LEN = 512
 

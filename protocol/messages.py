@@ -80,7 +80,14 @@ class Ping(Command, tag="ping", kw_only=True):
 
 
 class ListTables(Command, tag="list_tables", kw_only=True):
-    """Ask for the lobby: ``ok`` result ``{"tables": [TableInfo, ...]}`` (public tables)."""
+    """Ask for the lobby, one page at a time (live tables first, finished ones last).
+
+    ``ok`` result :class:`~protocol.results.TablesPage`. ``cursor`` is the ``next`` of the
+    previous page (nil: the first page); ``limit`` caps the page (added in 1.2).
+    """
+
+    cursor: Annotated[str, Meta(max_length=limits.MAX_TABLE_ID_LEN * 2)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=limits.MAX_PAGE_TABLES)] | None = None
 
 
 class CreateTable(Command, tag="create_table", kw_only=True):
@@ -132,7 +139,8 @@ class Spectate(Command, tag="spectate", kw_only=True):
 
 
 class Start(Command, tag="start", kw_only=True):
-    """Creator only: start the match (empty seats are filled with bots)."""
+    """Creator only: start the match; empty seats are filled with bots of the table's
+    ``bot_level``."""
 
     table: TableId
 
@@ -212,10 +220,11 @@ class Welcome(ServerBase, tag="welcome", kw_only=True):
 
 
 class Ok(ServerBase, tag="ok", kw_only=True):
-    """Success reply to command ``id``; ``result`` depends on the command (PROTOCOL.md)."""
+    """Success reply to command ``id``; ``result`` is a map whose shape depends on the
+    command (:mod:`protocol.results`; PROTOCOL.md). Decoded, it is a plain dict."""
 
     id: CommandId
-    result: dict[str, Any] = msgspec.field(default_factory=dict)
+    result: Any = msgspec.field(default_factory=dict)
 
 
 class Error(ServerBase, tag="error", kw_only=True):

@@ -25,8 +25,29 @@ class Settings:
     #: Every Redis key starts with this, so several deployments (or test runs) share a Redis.
     key_prefix: str = "aluette"
     max_tables: int = 500
+    #: Open (waiting or playing) tables one player, and one address, may have created.
+    max_tables_per_player: int = 3
+    max_tables_per_address: int = 20
     max_spectators: int = 50
     max_connections: int = 2000
+    #: Connections from one address at once (counted from the TCP accept, hello or not).
+    max_connections_per_address: int = 64
+    #: New sessions (hellos without a token) one address may open per minute.
+    new_sessions_per_minute: int = 60
+    #: Behind a proxy, the addresses whose ``X-Forwarded-For`` header names the client
+    #: (comma-separated); empty trusts nobody's header.
+    trusted_proxies: str = ""
+    #: A session (its token and its replies) expires after this long without a hello.
+    session_ttl_s: int = 7 * 24 * 3600
+    #: How long the token a hello presented stays usable if the welcome is lost
+    #: (the first command on the new connection retires it at once).
+    token_grace_s: int = 30
+    #: A finished match's record is kept this long.
+    record_ttl_s: int = 30 * 24 * 3600
+    #: A table's keys expire this long after its last change (the sweep removes them sooner).
+    table_key_ttl_s: int = 7 * 24 * 3600
+    #: A waiting table with no change for this long is closed, even with people at it.
+    waiting_ttl_s: int = 1800
     #: Finished or abandoned tables leave memory (and their live keys) after this long;
     #: their match records stay retrievable.
     table_ttl_s: int = 3600
@@ -37,6 +58,17 @@ class Settings:
     #: Bytes a connection may have waiting to be sent before it is dropped as a slow reader
     #: (it reconnects and resumes from its last sequence number).
     max_send_buffer: int = 1 << 20
+    #: Seconds a close handshake, or any write the websocket library waits on, may take
+    #: before the connection is aborted (a peer that does not read is never waited on).
+    close_timeout_s: float = 2.0
+    drain_timeout_s: float = 10.0
+    #: WebSocket pings a client may send per second (control frames bypass the command
+    #: rate limit); far over it the connection is aborted.
+    max_pings_per_second: float = 5.0
+    #: The most a table's ``bot_budget`` may ask for (bots' thinking is the server's cost).
+    max_bot_budget: float = 1.0
+    #: Threads that compute bot moves.
+    bot_workers: int = 2
     #: WebSocket ping interval and timeout (keepalive), seconds.
     ping_interval_s: float = 20.0
     ping_timeout_s: float = 20.0
@@ -54,12 +86,27 @@ ENV = {
     "data_dir": "ALUETTE_DATA_DIR",
     "key_prefix": "ALUETTE_KEY_PREFIX",
     "max_tables": "ALUETTE_MAX_TABLES",
+    "max_tables_per_player": "ALUETTE_MAX_TABLES_PER_PLAYER",
+    "max_tables_per_address": "ALUETTE_MAX_TABLES_PER_ADDRESS",
     "max_spectators": "ALUETTE_MAX_SPECTATORS",
     "max_connections": "ALUETTE_MAX_CONNECTIONS",
+    "max_connections_per_address": "ALUETTE_MAX_CONNECTIONS_PER_ADDRESS",
+    "new_sessions_per_minute": "ALUETTE_NEW_SESSIONS_PER_MINUTE",
+    "trusted_proxies": "ALUETTE_TRUSTED_PROXIES",
+    "session_ttl_s": "ALUETTE_SESSION_TTL",
+    "token_grace_s": "ALUETTE_TOKEN_GRACE",
+    "record_ttl_s": "ALUETTE_RECORD_TTL",
+    "table_key_ttl_s": "ALUETTE_TABLE_KEY_TTL",
+    "waiting_ttl_s": "ALUETTE_WAITING_TTL",
     "table_ttl_s": "ALUETTE_TABLE_TTL",
     "event_log_max": "ALUETTE_EVENT_LOG_MAX",
     "hello_timeout_s": "ALUETTE_HELLO_TIMEOUT",
     "max_send_buffer": "ALUETTE_MAX_SEND_BUFFER",
+    "close_timeout_s": "ALUETTE_CLOSE_TIMEOUT",
+    "drain_timeout_s": "ALUETTE_DRAIN_TIMEOUT",
+    "max_pings_per_second": "ALUETTE_MAX_PINGS_PER_SECOND",
+    "max_bot_budget": "ALUETTE_MAX_BOT_BUDGET",
+    "bot_workers": "ALUETTE_BOT_WORKERS",
     "ping_interval_s": "ALUETTE_PING_INTERVAL",
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
@@ -74,12 +121,27 @@ HELP = {
     "data_dir": "directory of the embedded store's append-only files",
     "key_prefix": "prefix of every Redis key",
     "max_tables": "most tables open at once",
+    "max_tables_per_player": "most open tables one player may have created",
+    "max_tables_per_address": "most open tables created from one address",
     "max_spectators": "most spectators per table",
     "max_connections": "most websocket connections at once",
+    "max_connections_per_address": "most connections from one address at once",
+    "new_sessions_per_minute": "new sessions one address may open per minute",
+    "trusted_proxies": "comma-separated proxy addresses whose X-Forwarded-For is believed",
+    "session_ttl_s": "seconds an idle session (token, replies) is kept",
+    "token_grace_s": "seconds the token a hello presented stays usable if the welcome is lost",
+    "record_ttl_s": "seconds a finished match's record is kept",
+    "table_key_ttl_s": "seconds a table's keys live after its last change",
+    "waiting_ttl_s": "seconds a waiting table may go unchanged before it is closed",
     "table_ttl_s": "seconds before a finished or abandoned table is cleaned up",
     "event_log_max": "events kept per table for resuming clients",
     "hello_timeout_s": "seconds a new connection has to send hello",
     "max_send_buffer": "bytes queued for a slow reader before it is dropped",
+    "close_timeout_s": "seconds a closing handshake may take before the connection is aborted",
+    "drain_timeout_s": "seconds any write may wait on a peer before the connection is aborted",
+    "max_pings_per_second": "websocket pings a client may send per second",
+    "max_bot_budget": "the most bot_budget a table may ask for",
+    "bot_workers": "threads computing bot moves",
     "ping_interval_s": "websocket keepalive ping interval, seconds",
     "ping_timeout_s": "websocket keepalive timeout, seconds",
     "sweep_interval_s": "seconds between clean-up sweeps",

@@ -1,27 +1,42 @@
-"""Lobby and table commands: what each protocol command does to a table's working copy.
+"""The lobby: which tables exist, creating them within limits, listing them, cleaning up.
 
-Each handler checks everything first and raises :class:`CommandError` (or the engine's
-``RuleError``) before touching the copy, though a refused copy is thrown away anyway.
+Tables are actors (:mod:`.table`); the lobby owns the registry and what spans tables:
+the server-wide, per-player and per-address table limits (checked and reserved in one
+synchronous step, so concurrent creates cannot overshoot them), the paginated
+``list_tables``, match records, restart recovery and the sweep.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
-import secrets
+import logging
 import time
-from typing import Any
+from collections import Counter
+from collections.abc import Callable
+
+import msgpack
+import msgspec
 
 import protocol
-from protocol import ErrorCode
-from server.game import ChanterVote, Discard, InvalidOptions, Match, Play, Signal
+from protocol import CommandError, ErrorCode, ServiceError
+from protocol.results import CreateResult, RecordResult, SeatRef, TablesPage
+from server.store import StorageUnavailable, Store, VersionConflict
+from server.store.keys import check_id
 
-from .errors import CommandError
-from .table import Result, Table, Work
-from .tablestate import SeatState, TableState
+from . import mutations
+from .botrunner import BotRunner
+from .config import Settings
+from .mutations import Work
+from .supervisor import Supervisor
+from .table import Table, number_events
+from .tablestate import TableState
+from .viewer import Viewer
 
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-#: Bots get a name of the west coast by seat, so players can tell them apart.
-BOT_NAMES = ("Anne", "Yann", "Soizic", "Loïc")
+log = logging.getLogger(__name__)
+
+#: Lobby order: tables with free seats first, then matches being played, then the rest.
+_STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
 
 
 def table_id_for(player: str, command_id: int) -> str:
@@ -29,192 +44,253 @@ def table_id_for(player: str, command_id: int) -> str:
     return "t" + hashlib.sha256(f"{player}:{command_id}".encode()).hexdigest()[:12]
 
 
-def new_table_state(table_id: str, player: str, player_name: str,
-                    cmd: protocol.CreateTable) -> TableState:
-    """A new table with its creator in seat 0; its seed is secret (it predicts every hand)."""
-    options = protocol.to_dict(cmd.options)
-    state = TableState(
-        id=table_id,
-        name=protocol.clean_text(cmd.name or f"{player_name}'s table")[: protocol.MAX_NAME_LEN],
-        options=options,
-        private=cmd.private,
-        code="".join(secrets.choice(CODE_ALPHABET) for _ in range(6)) if cmd.private else None,
-        creator=player,
-        seed=secrets.randbits(63),
-        created_at=time.time(),
-    )
+class Lobby:
+    def __init__(self, store: Store, settings: Settings, supervisor: Supervisor,
+                 bots: BotRunner, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.settings = settings
+        self.supervisor = supervisor
+        self.bots = bots
+        self.clock = clock
+        self.tables: dict[str, Table] = {}
+        self._creating: Counter[str] = Counter()       # player -> creates in flight
+        self._creating_from: Counter[str] = Counter()  # address -> creates in flight
+        self._address_of: dict[str, str] = {}          # table id -> creator's address
+
+    # ------------------------------------------------------------------ registry
+
+    def get(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None or table.closed:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
+        return table
+
+    def _adopt(self, state: TableState, version: int) -> Table:
+        table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
+                      clock=self.clock)
+        self.tables[state.id] = table
+        self._start_clock(table)
+        return table
+
+    def _start_clock(self, table: Table) -> None:
+        def restart(exc: BaseException) -> None:
+            if not table.closed and not self.supervisor.closed:
+                log.error("table %s: clock stopped; restarting it", table.id)
+                self._start_clock(table)
+        self.supervisor.spawn(f"table {table.id} clock", table.run(), on_error=restart)
+
+    async def load(self) -> None:
+        """Restart recovery: every stored table resumes where its last stored command left
+        it. Seated humans are disconnected now (their grace periods go on from when they
+        dropped, or start now for those who were connected); bots and timers start again."""
+        for tid in await self.store.table_ids():
+            loaded = await self.store.load_table(tid)
+            if loaded is None:
+                continue
+            version, raw = loaded
+            try:
+                state = TableState.from_bytes(raw)
+            except (ValueError, TypeError, KeyError, msgspec.ValidationError):
+                log.exception("table %s: unreadable stored state; left alone", tid)
+                continue
+            table = self._adopt(state, version)
+            seats = [i for i, s in enumerate(state.seats) if s.kind == "human" and s.connected]
+            if seats:
+                async with table.lock:
+                    def mark(w: Work, seats: list[int] = seats) -> None:
+                        for seat in seats:
+                            mutations.connection_change(w, seat, False)
+                    await table._execute(mark)
+        log.info("loaded %d tables from storage", len(self.tables))
+
+    async def close(self) -> None:
+        """Stop every table's clock; commands being stored finish first."""
+        for table in list(self.tables.values()):
+            async with table.lock:
+                table.closed = True
+            table.close()
+
+    # ------------------------------------------------------------------ creating
+
+    def _open_tables_of(self, player: str) -> int:
+        return sum(1 for t in self.tables.values() if t.state.creator == player
+                   and t.state.status in ("waiting", "playing") and not t.closed)
+
+    def _open_tables_from(self, address: str) -> int:
+        return sum(1 for tid, a in self._address_of.items() if a == address
+                   and (t := self.tables.get(tid)) is not None
+                   and t.state.status in ("waiting", "playing") and not t.closed)
+
+    async def create(self, viewer: Viewer, address: str, cmd: protocol.CreateTable) -> None:
+        """A new table with its creator in seat 0; ok, then the table's head.
+
+        A resent ``create_table`` (same id) finds the table it made and answers the same.
+        """
+        player = viewer.player
+        tid = table_id_for(player, cmd.id)
+        existing = self.tables.get(tid)
+        if existing is not None:
+            seat = existing.state.seat_of(player)
+            viewer.send(viewer.session.ok(cmd.id, CreateResult(
+                table=tid, seat=0 if seat is None else seat, code=existing.state.code)))
+            if seat is not None:
+                existing.subscribe(viewer)
+            return
+        s = self.settings
+        if len(self.tables) + sum(self._creating.values()) >= s.max_tables:
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
+                               "it can hold; join one or try later")
+        if self._open_tables_of(player) + self._creating[player] >= s.max_tables_per_player:
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"you already have "
+                               f"{s.max_tables_per_player} open tables; finish or leave one",
+                               details={"limit": s.max_tables_per_player})
+        if (self._open_tables_from(address) + self._creating_from[address]
+                >= s.max_tables_per_address):
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, "too many open tables from your "
+                               "address", details={"limit": s.max_tables_per_address})
+        self._creating[player] += 1
+        self._creating_from[address] += 1
+        try:
+            state = mutations.new_table(tid, player, viewer.name, cmd, self.clock(),
+                                        s.max_bot_budget)
+            work = Work(state, None, now=self.clock())
+            work.table_changed()
+            entries = number_events(state, work)
+            try:
+                version = await self.store.create_table(
+                    tid, state.to_bytes(), [(e.gseq, e.pack()) for e in entries],
+                    ttl_s=s.table_key_ttl_s)
+            except VersionConflict:
+                # Created before a lost acknowledgement: adopt what is stored.
+                loaded = await self.store.load_table(tid)
+                if loaded is None:
+                    raise ServiceError(ErrorCode.CONFLICT, "the table could not be created; "
+                                       "send it again with the same id") from None
+                version, raw = loaded
+                state = TableState.from_bytes(raw)
+            except StorageUnavailable:
+                raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                                   "storage is unavailable; nothing was created") from None
+        finally:
+            self._creating[player] -= 1
+            self._creating_from[address] -= 1
+            if self._creating[player] <= 0:
+                del self._creating[player]
+            if self._creating_from[address] <= 0:
+                del self._creating_from[address]
+        table = self.tables.get(tid) or self._adopt(state, version)
+        self._address_of[tid] = address
+        viewer.send(viewer.session.ok(cmd.id, CreateResult(table=tid, seat=0,
+                                                           code=state.code)))
+        table.subscribe(viewer)
+
+    # ------------------------------------------------------------------ listing
+
+    def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
+        """One page of the lobby: public tables and the private ones you sit at, tables
+        with free seats first, then matches in play, then finished ones."""
+        size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
+        visible = [t for t in self.tables.values() if not t.closed and (
+            not t.state.private or t.state.seat_of(player) is not None)]
+        def key(t: Table) -> tuple[int, float, str]:
+            return (_STATUS_RANK.get(t.state.status, 9), -t.state.created_at, t.id)
+        visible.sort(key=key)
+        start = 0
+        if cursor:
+            after = _decode_cursor(cursor)
+            start = next((i for i, t in enumerate(visible) if key(t) > after), len(visible))
+        chunk = visible[start:start + size]
+        more = start + size < len(visible)
+        seats = [SeatRef(table=t.id, seat=seat) for t in self.tables.values()
+                 if not t.closed and (seat := t.state.seat_of(player)) is not None]
+        return TablesPage(tables=[t.info() for t in chunk], seats=seats,
+                          next=_encode_cursor(key(chunk[-1])) if more and chunk else None)
+
+    # ------------------------------------------------------------------ records
+
+    async def record(self, player: str, table_id: str) -> RecordResult:
+        """The R17 record of a finished match. A private table's record is only for those
+        who sat at it (anyone else is told there is no such table)."""
+        try:
+            check_id("table", table_id)
+        except ValueError:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table or record") from None
+        table = self.tables.get(table_id)
+        if table is not None and not table.closed:
+            st = table.state
+            if st.private and player not in st.members and st.seat_of(player) is None:
+                raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table or record")
+            if table.match is None or not table.match.over:
+                raise CommandError(ErrorCode.WRONG_PHASE, "the match is not over: its record "
+                                   "is private until it ends")
+        try:
+            raw = await self.store.load_record(table_id)
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
+        if raw is None:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table or record")
+        try:
+            wrapper = msgpack.unpackb(raw)
+            private, members, body = wrapper["private"], wrapper["members"], wrapper["record"]
+        except (ValueError, TypeError, KeyError, msgpack.UnpackException):
+            private, members, body = False, [], raw    # a record stored before access rules
+        if private and player not in members:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table or record")
+        return RecordResult(table=table_id, record=msgspec.json.decode(body))
+
+    # ------------------------------------------------------------------ clean-up
+
+    async def sweep(self, now: float | None = None) -> list[str]:
+        """Close tables that are done or deserted, and remove their keys (records stay):
+
+        - finished matches, ``table_ttl_s`` after they ended;
+        - waiting tables unchanged for ``waiting_ttl_s``, even with people at them;
+        - matches nobody watches (no seated connection, no spectator), ``table_ttl_s``
+          after their last change (their bots are paused meanwhile).
+        """
+        now = self.clock() if now is None else now
+        s = self.settings
+        removed = []
+        for tid, table in list(self.tables.items()):
+            st = table.state
+            finished = st.status in ("finished", "abandoned") and (
+                (st.finished_at or st.last_activity) + s.table_ttl_s <= now)
+            stale = st.status == "waiting" and st.last_activity + s.waiting_ttl_s <= now
+            deserted = (st.status == "playing" and not table.humans_watching()
+                        and st.last_activity + s.table_ttl_s <= now)
+            if not (finished or stale or deserted):
+                continue
+            async with table.lock:
+                try:
+                    await self.store.delete_table(tid)
+                except StorageUnavailable:
+                    continue
+                for viewer in list(table.viewers):
+                    if st.status != "finished":
+                        st.status = "abandoned"
+                    viewer.send_all(viewer.session.rebase(
+                        tid, st.seq_for(viewer.player),
+                        [protocol.TableChanged(table=st.info(0))]))
+                table.close()
+                self.tables.pop(tid, None)
+                self._address_of.pop(tid, None)
+            removed.append(tid)
+            log.info("table %s cleaned up (%s)", tid,
+                     "finished" if finished else "waiting too long" if stale else "deserted")
+        return removed
+
+    def stalled(self) -> int:
+        return sum(1 for t in self.tables.values() if t.stalled_since is not None)
+
+
+def _encode_cursor(key: tuple[int, float, str]) -> str:
+    return base64.urlsafe_b64encode(msgpack.packb(list(key))).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[int, float, str]:
     try:
-        state.engine_options()
-    except InvalidOptions as exc:
-        raise CommandError(ErrorCode.INVALID_FIELD, str(exc)) from None
-    state.seats[0] = SeatState(kind="human", name=player_name, player=player)
-    return state
-
-
-def _need_waiting(work: Work, what: str) -> None:
-    if work.state.status != "waiting":
-        raise CommandError(ErrorCode.WRONG_PHASE, f"cannot {what}: the match has started")
-
-
-def _need_member(table: Table, work: Work, player: str) -> None:
-    if work.state.seat_of(player) is None and work.state.creator != player:
-        raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
-
-
-def join(table: Table, player: str, name: str, seat: int | None, code: str | None,
-         ) -> Any:
-    def mutate(work: Work) -> Result:
-        state = work.state
-        mine = state.seat_of(player)
-        if mine is not None:
-            return {"table": state.id, "seat": mine}
-        if state.private and code != state.code:
-            raise CommandError(ErrorCode.BAD_CODE, "wrong or missing join code")
-        _need_waiting(work, "join")
-        empty = [i for i, s in enumerate(state.seats) if s.kind == "empty"]
-        if not empty:
-            raise CommandError(ErrorCode.TABLE_FULL, "all four seats are taken")
-        if seat is None:
-            seat_ = empty[0]
-        elif seat not in empty:
-            raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
-        else:
-            seat_ = seat
-        state.seats[seat_] = SeatState(kind="human", name=name, player=player)
-        table.table_changed(work)
-        maybe_auto_start(work)
-        return {"table": state.id, "seat": seat_}
-    return mutate
-
-
-def leave(table: Table, player: str) -> Any:
-    """Before the match a seat is freed; during it a bot of the table's level takes it."""
-    def mutate(work: Work) -> Result:
-        state = work.state
-        seat = state.seat_of(player)
-        if seat is None:
-            raise CommandError(ErrorCode.NOT_SEATED, "you have no seat at this table")
-        if state.status == "waiting":
-            state.seats[seat] = SeatState()
-        else:
-            state.seats[seat] = SeatState(kind="bot", name=f"bot ({state.seats[seat].name})",
-                                          level=str(state.options.get("bot_level", "normal")))
-        table.table_changed(work)
-        return {"table": state.id, "seat": seat}
-    return mutate
-
-
-def add_bot(table: Table, player: str, seat: int, level: str) -> Any:
-    def mutate(work: Work) -> Result:
-        state = work.state
-        _need_member(table, work, player)
-        _need_waiting(work, "add a bot")
-        if state.seats[seat].kind != "empty":
-            raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken")
-        state.seats[seat] = SeatState(kind="bot", name=BOT_NAMES[seat], level=level)
-        table.table_changed(work)
-        maybe_auto_start(work)
-        return {"table": state.id, "seat": seat}
-    return mutate
-
-
-def remove_bot(table: Table, player: str, seat: int) -> Any:
-    def mutate(work: Work) -> Result:
-        state = work.state
-        _need_member(table, work, player)
-        _need_waiting(work, "remove a bot")
-        if state.seats[seat].kind != "bot":
-            raise CommandError(ErrorCode.INVALID_FIELD, f"seat {seat} has no bot")
-        state.seats[seat] = SeatState()
-        table.table_changed(work)
-        return {"table": state.id, "seat": seat}
-    return mutate
-
-
-def start(table: Table, player: str) -> Any:
-    def mutate(work: Work) -> Result:
-        if work.state.creator != player:
-            raise CommandError(ErrorCode.NOT_CREATOR, "only the table's creator can start it")
-        _need_waiting(work, "start")
-        if any(s.kind == "empty" for s in work.state.seats):
-            raise CommandError(ErrorCode.NOT_READY, "fill all four seats (players or bots) first")
-        begin_match(work)
-        table.table_changed(work)
-        return {"table": work.state.id}
-    return mutate
-
-
-def maybe_auto_start(work: Work) -> None:
-    state = work.state
-    if state.options.get("auto_start") and all(s.kind != "empty" for s in state.seats):
-        begin_match(work)
-
-
-def begin_match(work: Work) -> None:
-    """Deal the first hand (R6-R8); with the partner draw (R7) move everyone to their seat."""
-    state = work.state
-    match, events = Match.new(state.engine_options(), state.seed)
-    if match.options.partner_draw:
-        moved = [SeatState()] * 4
-        for old, new in enumerate(match.seating):
-            moved[new] = state.seats[old]
-        state.seats = moved
-    state.status = "playing"
-    work.match = match
-    work.events += events
-
-
-def _seat_in_match(work: Work, player: str) -> int:
-    seat = work.state.seat_of(player)
-    if seat is None:
-        raise CommandError(ErrorCode.NOT_SEATED, "you have no seat at this table")
-    if work.match is None:
-        raise CommandError(ErrorCode.WRONG_PHASE, "the match has not started")
-    return seat
-
-
-def game_action(player: str, cmd: Any) -> Any:
-    """play, chanter_vote, discard, signal: the engine decides (R9-R16)."""
-    def mutate(work: Work) -> Result:
-        seat = _seat_in_match(work, player)
-        assert work.match is not None
-        if isinstance(cmd, protocol.Play):
-            action: Any = Play(seat, cmd.card)
-        elif isinstance(cmd, protocol.ChanterVote):
-            action = ChanterVote(seat, cmd.vote)
-        elif isinstance(cmd, protocol.Discard):
-            action = Discard(seat, tuple(cmd.cards))
-        else:
-            action = Signal(seat, cmd.signal, cmd.n)
-        work.events += work.match.apply(action)
-        return {"table": work.state.id}
-    return mutate
-
-
-def connection_change(table: Table, seat: int, connected: bool) -> Any:
-    """A seated human's connection came or went: tell the table (it is an event too)."""
-    def mutate(work: Work) -> Result:
-        s = work.state.seats[seat]
-        if connected and s.takeover:
-            s.takeover = False
-        work.emit({"type": "player_connected" if connected else "player_disconnected",
-                   "seat": seat})
-        table.table_changed(work)
-        match = work.match
-        if connected and match is not None and not match.over and match.to_act == seat:
-            # Whatever it missed, the returning seat is told it is its turn right now.
-            work.emit({"type": "turn", "seat": seat, "phase": str(match.phase)})
-        return {}
-    return mutate
-
-
-def takeover(table: Table, seat: int, player: str) -> Any:
-    """The grace period ran out: a bot plays the seat until its human comes back."""
-    def mutate(work: Work) -> Result:
-        s = work.state.seats[seat]
-        if s.kind != "human" or s.player != player or s.takeover:
-            return {}
-        s.takeover = True
-        table.table_changed(work)
-        return {}
-    return mutate
+        rank, created, tid = msgpack.unpackb(base64.urlsafe_b64decode(cursor.encode()))
+        return (int(rank), float(created), str(tid))
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise CommandError(ErrorCode.INVALID_FIELD, "not a cursor this server gave",
+                           details={"field": "$.cursor"}) from None

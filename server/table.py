@@ -1,73 +1,155 @@
-"""One table as an asyncio actor around the pure engine (DESIGN.md convention 1).
+"""One table as an actor: commands in; (new state, events, reply) out; commit; then send.
 
 Every change to a table, whoever causes it (a player's command, a bot's move, a timer, a
-connection dropping), goes through :meth:`Table.execute`: under the table's lock it works on
-a *copy* of the state, stores the copy in Redis in one round trip with a version check, and
-only then acknowledges, swaps the copy in and sends the events. So two racing commands are
-applied one after the other, a refused or unstored command changes nothing, and nothing is
-ever sent that was not stored first.
+connection coming or going), goes through :meth:`Table._execute`, under the table's lock:
+
+1. the pure mutation (:mod:`.mutations`) works on a *copy* of the document and match;
+2. the copy, its events and the command's reply are stored in one Redis round trip with a
+   version check (a refused or unstored command changes nothing);
+3. then, and only then, the reply goes to the command's connection, **before** the events
+   it caused (docs/PROTOCOL.md, "Events after ok"), and the events go to every viewer, each
+   numbered in that viewer's own sequence (no viewer learns the count or timing of events
+   it may not see).
+
+Resumes replay from the store *without* the table's lock: the resuming connection's live
+events are held by its session meanwhile and flushed after the replay, in order.
+
+A table's clock (:meth:`Table.run`) is one supervised task that sleeps until the next thing
+that acts by itself is due: a bot's move or signals, a turn timer, a grace period's end.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack
 import msgspec
 
 import protocol
-from protocol import ErrorCode
-from server.game import Match, RuleError, spectator_view, view
-from server.game.actions import Action
-from server.game.record import export_record
+from protocol import AluetteError, CloseCode, CommandError, ErrorCode, RuleError, ServiceError
+from protocol.results import Result, ResumeResult, SpectateResult
+from protocol.session import Send, SequenceGap
+from server.game import Match, spectator_view, view
+from server.game.actions import Action, Signal
 from server.store import StorageUnavailable, Store, VersionConflict
 
+from . import mutations
+from .botrunner import BotRunner
 from .config import Settings
-from .errors import CommandError
-from .peer import Peer, send_to
+from .mutations import Work
 from .tablestate import TableState
+from .viewer import Viewer
 
 log = logging.getLogger(__name__)
 
-Result = dict[str, Any]
+Mutation = Callable[[Work], Result | None]
+
+#: Replies remembered per player per table (a resent command id gets its first answer).
+REPLIES_KEPT = 64
+#: Players admitted as spectators of a private table, remembered so their resume works.
+GUESTS_KEPT = 200
+#: How often a table's clock retries an automatic move while storage is down (seconds).
+RETRY_BACKOFF = (0.5, 1.0, 2.0, 5.0)
 
 
-@dataclass
-class Work:
-    """A command's working copy: the state to store if it succeeds, and its events."""
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One stored event: its log number, who may see it (None: everyone), its bytes."""
 
-    state: TableState
-    match: Match | None
-    events: list[dict[str, Any]] = field(default_factory=list)
+    gseq: int
+    recipients: tuple[str, ...] | None
+    payload: bytes
 
-    def emit(self, event: dict[str, Any]) -> None:
-        self.events.append(event)
+    def visible_to(self, player: str) -> bool:
+        return self.recipients is None or player in self.recipients
+
+    def pack(self) -> bytes:
+        return msgpack.packb([list(self.recipients) if self.recipients is not None else None,
+                              self.payload])
 
 
-Mutation = Callable[[Work], Result]
+def unpack_entry(gseq: int, raw: bytes) -> Entry | None:
+    """A stored log entry, or None if it is not in this format (an older document)."""
+    try:
+        recipients, payload = msgpack.unpackb(raw)
+    except (ValueError, TypeError, msgpack.UnpackException):
+        return None
+    if not isinstance(payload, bytes) or not (recipients is None or isinstance(recipients, list)):
+        return None
+    return Entry(gseq, tuple(recipients) if recipients is not None else None, payload)
+
+
+def number_events(state: TableState, work: Work) -> list[Entry]:
+    """Give each of a command's events its log number and its audience, and count it in
+    the viewers' sequences (``state.pub`` or each recipient's ``state.priv``).
+
+    A private event's audience is the players seated where it goes (R8, R9, R16); one that
+    reaches no player (a bot's hand) is not stored at all.
+    """
+    entries: list[Entry] = []
+    for em in work.events:
+        payload = protocol.encode(em.payload)
+        if em.to is None:
+            state.pub += 1
+            recipients: tuple[str, ...] | None = None
+        else:
+            recipients = tuple(p for s in em.to if state.seats[s].kind == "human"
+                               and (p := state.seats[s].player))
+            if not recipients:
+                continue
+            for p in recipients:
+                state.priv[p] = state.priv.get(p, 0) + 1
+        state.gseq += 1
+        entries.append(Entry(state.gseq, recipients, payload))
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The connection whose command is being executed, and the command."""
+
+    viewer: Viewer
+    command: protocol.Command
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """The next thing this table does by itself, and when (wall clock, seconds)."""
+
+    at: float
+    kind: str          # "signals" | "bot" | "timer" | "grace"
+    seat: int | None = None
+    key: tuple[Any, ...] = ()
 
 
 class Table:
-    def __init__(self, state: TableState, version: int, store: Store, settings: Settings,
-                 on_finished: Callable[[Table], None] | None = None) -> None:
+    def __init__(self, state: TableState, version: int, *, store: Store, settings: Settings,
+                 bots: BotRunner, clock: Callable[[], float] = time.time) -> None:
         self.state = state
         self.version = version
         self.match = Match.from_dict(state.match) if state.match else None
         self.store = store
         self.settings = settings
+        self.bots = bots
+        self.clock = clock
         self.lock = asyncio.Lock()
-        self.viewers: dict[Peer, str | None] = {}     # peer -> player id (None: anonymous)
-        self.spectators: set[Peer] = set()
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._on_finished = on_finished
-        self.last_activity = time.time()
+        #: Connections watching this table, seated or not (an insertion-ordered set).
+        self.viewers: dict[Viewer, None] = {}
+        #: Players admitted to watch this private table with its code.
+        self.guests: list[str] = []
+        self._replies: dict[str, dict[int, bytes]] = {}
+        self._wake = asyncio.Event()
+        self._turn_key: tuple[Any, ...] | None = None
+        self._turn_started = clock()
+        self.stalled_since: float | None = None
         self.closed = False
+        self._note_turn()
 
     @property
     def id(self) -> str:
@@ -75,296 +157,528 @@ class Table:
 
     # ------------------------------------------------------------------ who is here
 
-    def connected_seats(self, state: TableState | None = None) -> set[int]:
-        """Seats whose human has a live connection subscribed to this table."""
-        state = state or self.state
-        seats = set()
-        for peer, player in self.viewers.items():
-            if player is not None and peer.open and peer not in self.spectators:
-                seat = state.seat_of(player)
-                if seat is not None:
-                    seats.add(seat)
-        return seats
+    def spectators(self) -> int:
+        """Connections watching without a seat."""
+        return sum(1 for v in self.viewers if self.state.seat_of(v.player) is None)
 
-    def info(self) -> dict[str, Any]:
-        return self.state.info(len(self.spectators), self.connected_seats())
+    def humans_watching(self) -> bool:
+        """Someone is here: a seated player's connection or a spectator. Bots pause without."""
+        return any(v.open for v in self.viewers)
 
-    def seat_of_peer(self, peer: Peer) -> int | None:
-        player = self.viewers.get(peer)
-        if player is None or peer in self.spectators:
-            return None
-        return self.state.seat_of(player)
+    def info(self) -> protocol.TableInfo:
+        return self.state.info(self.spectators())
 
-    def controlled_by_bot(self, seat: int, state: TableState | None = None) -> bool:
-        s = (state or self.state).seats[seat]
-        return s.kind == "bot" or (s.kind == "human" and s.takeover)
+    def _open_viewers_of(self, player: str) -> list[Viewer]:
+        return [v for v in self.viewers if v.player == player and v.open]
 
-    def bot_level(self, seat: int, state: TableState | None = None) -> str:
-        s = (state or self.state).seats[seat]
-        return s.level if s.kind == "bot" and s.level else str(
-            (state or self.state).options.get("bot_level", "normal"))
+    # ------------------------------------------------------------------ commands
+
+    async def command(self, viewer: Viewer, cmd: protocol.Command) -> None:
+        """A player's command for this table; the reply and events go out in order."""
+        if isinstance(cmd, protocol.Resume):
+            await self.resume(viewer, cmd)
+            return
+        if isinstance(cmd, protocol.Spectate):
+            self.spectate(viewer, cmd)
+            return
+        if isinstance(cmd, protocol.Leave) and self.state.seat_of(viewer.player) is None:
+            if viewer not in self.viewers:
+                raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+            self.unsubscribe(viewer)
+            viewer.send(viewer.session.ok(cmd.id, protocol.LeaveResult(table=self.id)))
+            return
+        mutate = self._mutation(viewer, cmd)
+        async with self.lock:
+            prior = await self._prior_reply(viewer.player, cmd.id)
+            if prior is not None:
+                viewer.send(Send(protocol.encode(protocol.Ok(id=cmd.id,
+                                                             result=msgspec.Raw(prior)))))
+                seated = self.state.seat_of(viewer.player) is not None
+                if isinstance(cmd, protocol.Join) and seated:
+                    self.subscribe(viewer)   # a resent join after a reconnect: watch again
+                return
+            await self._execute(mutate, Origin(viewer, cmd))
+
+    def _mutation(self, viewer: Viewer, cmd: protocol.Command) -> Mutation:
+        player = viewer.player
+        if isinstance(cmd, protocol.Join):
+            return lambda w: mutations.join(w, player, viewer.name, cmd.seat, cmd.code)
+        if isinstance(cmd, protocol.Leave):
+            return lambda w: mutations.leave(w, player)
+        if isinstance(cmd, protocol.AddBot):
+            return lambda w: mutations.add_bot(w, player, cmd.seat, cmd.level)
+        if isinstance(cmd, protocol.RemoveBot):
+            return lambda w: mutations.remove_bot(w, player, cmd.seat)
+        if isinstance(cmd, protocol.Start):
+            return lambda w: mutations.start(w, player)
+        if isinstance(cmd, protocol.Play | protocol.ChanterVote | protocol.Discard
+                      | protocol.Signal):
+            return lambda w: mutations.game_action(w, player, cmd)
+        raise CommandError(ErrorCode.UNKNOWN_TYPE, f"{type(cmd).__name__} is not a table command")
+
+    async def _prior_reply(self, player: str, cid: int) -> bytes | None:
+        """The stored result of a command id this player already sent here, if any."""
+        kept = self._replies.get(player)
+        if kept is None:
+            try:
+                raw = await self.store.load_replies(self.id, player)
+            except StorageUnavailable:
+                raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                                   "storage is unavailable; send it again with the same id"
+                                   ) from None
+            kept = {}
+            for item in reversed(raw):
+                prior_cid, result = msgpack.unpackb(item)
+                kept[prior_cid] = result
+            self._replies[player] = kept
+        return kept.get(cid)
+
+    def _remember(self, player: str, cid: int, result: bytes) -> bytes:
+        kept = self._replies.setdefault(player, {})
+        kept[cid] = result
+        while len(kept) > REPLIES_KEPT:
+            del kept[next(iter(kept))]
+        return msgpack.packb([cid, result])  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ the one way to change
 
-    async def execute(self, player: str | None, command_id: int | None,
-                      mutate: Mutation) -> Result:
-        """Apply ``mutate`` to a copy, store it, then acknowledge and send its events.
+    async def _execute(self, mutate: Mutation, origin: Origin | None = None) -> Result | None:
+        """Apply ``mutate`` to a copy, store it, then reply to ``origin`` and fan out.
 
-        A command id already answered for this player returns the stored reply (the command
-        was resent after a reconnect) without applying anything.
+        Must be called with the lock held. A version conflict (another process, or a write
+        whose acknowledgement was lost, moved the table on) reloads the table and applies
+        the command again to the fresh state, so the player never sees it.
         """
-        async with self.lock:
-            if player is not None and command_id is not None:
-                prior = self.state.reply_for(player, command_id)
-                if prior is not None:
-                    return prior
-            work = Work(self.state.copy(), self.match.clone() if self.match else None)
+        assert self.lock.locked()
+        if self.closed:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, "this table has been closed")
+        for attempt in range(3):
+            work = Work(self.state.copy(), self.match.clone() if self.match else None,
+                        spectators=self.spectators(), now=self.clock())
+            result = mutate(work)
+            if not work.events and origin is None and result is None:
+                return None   # nothing happened (e.g. a presence change that is not news)
             try:
-                result = mutate(work)
-            except RuleError as exc:
-                code = ErrorCode(exc.code) if exc.code in ErrorCode.__members__.values() \
-                    else ErrorCode.INVALID_FIELD
-                raise CommandError(code, exc.message) from None
-            if player is not None and command_id is not None:
-                work.state.remember(player, command_id, result)
-            await self._commit(work)
+                entries, counters = await self._commit(work, origin, result)
+            except VersionConflict:
+                log.warning("table %s: version conflict (attempt %d); reloading", self.id,
+                            attempt + 1)
+                await self.reload()
+                continue
+            self._deliver(entries, counters, origin, result)
             return result
+        raise ServiceError(ErrorCode.CONFLICT, "the table kept changing while your command was "
+                           "applied; nothing was applied, send it again with the same id")
 
-    async def _commit(self, work: Work) -> None:
+    async def _commit(self, work: Work, origin: Origin | None, result: Result | None,
+                      ) -> tuple[list[Entry], tuple[int, dict[str, int]]]:
+        """Number the events, store everything in one round trip, adopt the copy.
+
+        Returns the stored entries and the counters before them (each viewer's numbering
+        of this commit's events starts from those)."""
         state = work.state
+        pub0, priv0 = state.pub, dict(state.priv)
+        entries = number_events(state, work)
+        record: bytes | None = None
         if work.match is not None:
             state.match = work.match.to_dict(copy_data=False)   # never mutated once stored
             if work.match.over and state.status == "playing":
                 state.status = "finished"
-                state.finished_at = time.time()
-        entries: list[tuple[int, list[int] | None, bytes]] = []
-        for event in work.events:
-            to = event.pop("to", None)
-            if event["type"] == "match_over" and work.match is not None:
-                event["record"] = export_record(
-                    work.match, [s.name or f"Seat {i}" for i, s in enumerate(state.seats)])
-            try:
-                payload = protocol.encode(protocol.event_from_dict(event))
-            except protocol.EventError:
-                log.exception("engine event does not fit the protocol: %r", event)
-                raise CommandError(ErrorCode.INTERNAL_ERROR, "internal error") from None
-            state.seq += 1
-            entries.append((state.seq, to, payload))
-        log_entries = [(seq, msgpack.packb([to, payload])) for seq, to, payload in entries]
+                state.finished_at = work.now
+                record = msgpack.packb({"private": state.private, "members": state.members,
+                                        "record": msgspec.json.encode(work.record())})
+        state.last_activity = work.now
+        reply = None
+        if origin is not None and result is not None:
+            reply = (origin.viewer.player,
+                     self._remember(origin.viewer.player, origin.command.id,
+                                    protocol.encode(result)))
         try:
             self.version = await self.store.commit(
-                state.id, self.version, state.to_bytes(), log_entries, self.settings.event_log_max)
+                state.id, self.version, state.to_bytes(),
+                [(e.gseq, e.pack()) for e in entries], self.settings.event_log_max,
+                ttl_s=self.settings.table_key_ttl_s, reply=reply, replies_kept=REPLIES_KEPT,
+                replies_ttl_s=self.settings.session_ttl_s, record=record,
+                record_ttl_s=self.settings.record_ttl_s)
         except StorageUnavailable:
             # Usually nothing was written; if the write landed but its reply was lost, the
             # version check catches it on the next write, and a resend with the same id is
             # answered from the stored reply: either way, resending is safe.
-            raise CommandError(ErrorCode.STORAGE_UNAVAILABLE,
+            if origin is not None:
+                self._replies.pop(origin.viewer.player, None)
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage did not confirm the move; send it again with the same "
                                "id (it is never applied twice)") from None
         except VersionConflict:
-            # Someone else (or a write whose acknowledgement we lost) moved the table on:
-            # adopt what is stored, tell viewers what they missed, and ask for a retry.
-            await self.reload()
-            raise CommandError(ErrorCode.STORAGE_UNAVAILABLE,
-                               "the table changed underneath; nothing was applied, try again"
-                               ) from None
-        finished_now = self.state.status != "finished" and state.status == "finished"
+            self._replies.clear()
+            raise
         self.state, self.match = state, work.match
-        self.last_activity = time.time()
-        self._fan_out(entries)
-        if finished_now:
-            await self._save_record()
-        self.after_change()
+        return entries, (pub0, priv0)
+
+    def _deliver(self, entries: list[Entry], counters: tuple[int, dict[str, int]],
+                 origin: Origin | None, result: Result | None) -> None:
+        """After a commit: the reply first, then the subscription it changes, then events."""
+        pub0, priv0 = counters
+        headed: set[Viewer] = set()
+        if origin is not None and result is not None:
+            viewer, cmd = origin.viewer, origin.command
+            viewer.send(viewer.session.ok(cmd.id, result))
+            if isinstance(cmd, protocol.Join):
+                self.subscribe(viewer)
+                headed.add(viewer)
+            elif isinstance(cmd, protocol.Leave):
+                self.unsubscribe(viewer)
+        for viewer in list(self.viewers):
+            if viewer in headed or not viewer.open:
+                continue
+            player = viewer.player
+            seq = pub0 + priv0.get(player, 0)
+            frames = []
+            try:
+                for e in entries:
+                    if e.visible_to(player):
+                        seq += 1
+                        out = viewer.session.event(self.id, seq, e.payload)
+                        if out is not None:
+                            frames.append(out)
+            except SequenceGap:
+                log.error("table %s: sequence gap for %s; sending a snapshot", self.id, player)
+                frames = self.head(viewer)
+            viewer.send_all(frames)
+        self._note_turn()
+        self._wake.set()
 
     async def reload(self) -> None:
-        """Adopt the stored state (after a version conflict) and replay the missing events."""
+        """Adopt the stored state (after a version conflict) and re-base every viewer."""
         loaded = await self.store.load_table(self.id)
         if loaded is None:
+            self.closed = True
             return
         version, raw = loaded
         fresh = TableState.from_bytes(raw)
-        missed = await self.store.read_log(self.id, self.state.seq) or []
         self.version, self.state = version, fresh
         self.match = Match.from_dict(fresh.match) if fresh.match else None
-        entries = []
-        for seq, raw_entry in missed:
-            to, payload = msgpack.unpackb(raw_entry)
-            entries.append((seq, to, payload))
-        self._fan_out(entries)
+        self._replies.clear()
+        for viewer in list(self.viewers):
+            viewer.send_all(self.head(viewer))
+        self._note_turn()
+        self._wake.set()
 
-    async def _save_record(self) -> None:
-        if self.match is None:
-            return
-        record = export_record(self.match, [s.name or f"Seat {i}"
-                                            for i, s in enumerate(self.state.seats)])
-        try:
-            await self.store.save_record(self.id, msgspec.json.encode(record))
-        except StorageUnavailable:
-            log.warning("could not save the record of table %s yet", self.id)
-        if self._on_finished:
-            self._on_finished(self)
+    # ------------------------------------------------------------------ watching
 
-    # ------------------------------------------------------------------ sending
-
-    def _frame(self, seq: int, payload: bytes | None) -> bytes:
-        event = msgspec.Raw(payload) if payload is not None else None
-        return protocol.encode(protocol.Event(table=self.id, seq=seq, event=event))  # type: ignore[arg-type]
-
-    def _fan_out(self, entries: list[tuple[int, list[int] | None, bytes]]) -> None:
-        """R16 and hidden hands: an event with ``to`` reaches only those seats; every other
-        viewer gets a bare placeholder with its number, so each sequence stays gap-free."""
-        if not self.viewers:
-            return
-        seats = {p: self.seat_of_peer(p) for p in self.viewers}
-        for seq, to, payload in entries:
-            full = self._frame(seq, payload)
-            if to is None:
-                send_to(self.viewers, full)
-                continue
-            allowed = [p for p, s in seats.items() if s is not None and s in to]
-            others = [p for p, s in seats.items() if s is None or s not in to]
-            send_to(allowed, full)
-            send_to(others, self._frame(seq, None))
-
-    def frames_for(self, peer: Peer, entries: list[tuple[int, bytes]]) -> list[bytes]:
-        """Stored log entries as this peer may see them (resume replay)."""
-        seat = self.seat_of_peer(peer)
-        frames = []
-        for seq, raw in entries:
-            to, payload = msgpack.unpackb(raw)
-            visible = to is None or (seat is not None and seat in to)
-            frames.append(self._frame(seq, payload if visible else None))
-        return frames
-
-    def snapshot_frames(self, peer: Peer) -> list[bytes]:
-        """The table as this peer may see it now, stamped with the last sequence number."""
-        seq = self.state.seq
-        frames = [protocol.encode(protocol.Event(
-            table=self.id, seq=seq,
-            event=protocol.TableChanged(table=protocol.table_info_from_dict(self.info()))))]
+    def head(self, viewer: Viewer) -> list[Send]:
+        """The table as this viewer may see it now, re-basing its sequence: a
+        ``table_changed``, and a ``snapshot`` when a match exists."""
+        payloads: list[protocol.EventPayload] = [protocol.TableChanged(table=self.info())]
         if self.match is not None:
-            seat = self.seat_of_peer(peer)
+            seat = self.state.seat_of(viewer.player)
             v = view(self.match, seat) if seat is not None else spectator_view(self.match)
-            frames.append(protocol.encode(protocol.Event(
-                table=self.id, seq=seq, event=protocol.Snapshot(view=protocol.view_from_dict(v)))))
-        return frames
+            payloads.append(protocol.Snapshot(view=protocol.view_from_dict(v)))
+        return viewer.session.rebase(self.id, self.state.seq_for(viewer.player), payloads)
 
-    def table_changed(self, work: Work) -> None:
-        info = work.state.info(len(self.spectators), self.connected_seats(work.state))
-        work.emit({"type": "table_changed", "table": info})
+    def subscribe(self, viewer: Viewer) -> None:
+        """Start sending this table to ``viewer``, opening with its head."""
+        self.viewers[viewer] = None
+        viewer.send_all(self.head(viewer))
+        self._wake.set()
 
-    # ------------------------------------------------------------------ bots and timers
+    def unsubscribe(self, viewer: Viewer) -> None:
+        self.viewers.pop(viewer, None)
+        viewer.session.forget(self.id)
 
-    def after_change(self) -> None:
-        """Schedule whatever acts next on its own: a bot's move, bot signals, a turn timer."""
-        if self.closed:
+    def _may_watch(self, viewer: Viewer, code: str | None) -> None:
+        """A spectator needs the code of a private table, and a free spectator place."""
+        player = viewer.player
+        if self.state.seat_of(player) is not None or viewer in self.viewers:
             return
-        self._cancel("turn")
-        match = self.match
-        if match is None or match.over:
-            return
-        if self.state.options.get("signals", "private") != "off" and any(
-                self.controlled_by_bot(s) for s in range(4)):
-            self._spawn("signals", self._bot_signals())
-        seat = match.to_act
+        if self.state.private and player not in self.state.members:
+            if code is None and player in self.guests:
+                pass
+            elif code != self.state.code:
+                raise CommandError(ErrorCode.BAD_CODE, "wrong or missing join code")
+            else:
+                self.guests = [g for g in self.guests if g != player][-GUESTS_KEPT + 1:]
+                self.guests.append(player)
+        if self.spectators() >= self.settings.max_spectators:
+            raise CommandError(ErrorCode.TOO_MANY_SPECTATORS,
+                               "this table has all the spectators it can take")
+
+    def spectate(self, viewer: Viewer, cmd: protocol.Spectate) -> None:
+        """Watch the table: ok, then the head. A seated player gets their seat's view."""
+        self._may_watch(viewer, cmd.code)
+        viewer.send(viewer.session.ok(cmd.id, SpectateResult(
+            table=self.id, seq=self.state.seq_for(viewer.player))))
+        self.subscribe(viewer)
+
+    async def resume(self, viewer: Viewer, cmd: protocol.Resume) -> None:
+        """Replay what ``viewer`` missed since ``last_seq`` (or a snapshot), then go live.
+
+        The replay is read from the store without the table's lock; meanwhile the viewer's
+        live events are held by its session and follow the replay, in order.
+        """
+        player = viewer.player
+        seat = self.state.seat_of(player)
         if seat is None:
+            if self.state.private and player not in self.state.members \
+                    and player not in self.guests:
+                raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+            self._may_watch(viewer, None)
+        session = viewer.session
+        was_watching = viewer in self.viewers
+        session.begin_catchup(self.id)
+        self.viewers[viewer] = None
+        try:
+            if seat is not None:
+                # Back at its seat before it hears anything: a bot playing the seat stops
+                # now, so a turn the replay shows it is really its own to play.
+                await self.presence(seat)
+            upto = self.state.seq_for(player)
+            anchor = self.state.gseq
+            replay: list[tuple[int, bytes]] | None = None
+            if cmd.last_seq <= upto:
+                replay = await self._replay(player, cmd.last_seq, upto, anchor)
+        except BaseException as exc:
+            # Keep a connection that was watching live (a fresh head re-bases it);
+            # one that was not is not subscribed.
+            session.forget(self.id)
+            if was_watching and viewer in self.viewers:
+                viewer.send_all(self.head(viewer))
+            else:
+                self.viewers.pop(viewer, None)
+            if isinstance(exc, StorageUnavailable):
+                raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                                   "storage is unavailable; resume again shortly") from None
+            raise
+        if viewer not in self.viewers:   # it left or dropped while we read
+            session.forget(self.id)
             return
-        if self.controlled_by_bot(seat):
-            self._spawn("turn", self._bot_turn(seat, self.version))
-        elif self.state.options.get("turn_timer_s"):
-            self._spawn("turn", self._turn_timer(seat, self.version))
+        snapshot = None
+        if replay is None:
+            upto = self.state.seq_for(player)
+            snapshot = (upto, self._head_payloads(viewer))
+        seat = self.state.seat_of(player)
+        ok = session.ok(cmd.id, ResumeResult(table=self.id, seat=seat, seq=upto,
+                                             snapshot=replay is None,
+                                             replayed=len(replay) if replay else 0))
+        frames = session.finish_resume(self.id, ok, replay, snapshot)
+        if session.needs_snapshot:
+            frames += self.head(viewer)
+        viewer.send_all(frames)
 
-    def _spawn(self, name: str, coro: Any) -> None:
-        old = self._tasks.get(name)
-        if old is not None and not old.done():
-            if name != "turn":
-                coro.close()
+    def _head_payloads(self, viewer: Viewer) -> list[protocol.EventPayload]:
+        payloads: list[protocol.EventPayload] = [protocol.TableChanged(table=self.info())]
+        if self.match is not None:
+            seat = self.state.seat_of(viewer.player)
+            v = view(self.match, seat) if seat is not None else spectator_view(self.match)
+            payloads.append(protocol.Snapshot(view=protocol.view_from_dict(v)))
+        return payloads
+
+    async def _replay(self, player: str, after: int, upto: int,
+                      anchor: int) -> list[tuple[int, bytes]] | None:
+        """``player``'s events numbered ``after+1 .. upto``, read backwards from the log
+        entry ``anchor`` (the last one when ``upto`` was read); None if some were trimmed."""
+        if after == upto:
+            return []
+        want = upto - after
+        window = min(max(4 * want + 16, 64), self.settings.event_log_max)
+        while True:
+            first = max(0, anchor - window)
+            raw = await self.store.read_log(self.id, first)
+            if raw is None:
+                return None
+            collected: list[tuple[int, bytes]] = []
+            seq = upto
+            for gseq, blob in reversed(raw):
+                if gseq > anchor:
+                    continue
+                entry = unpack_entry(gseq, blob)
+                if entry is None:
+                    return None
+                if entry.visible_to(player):
+                    collected.append((seq, entry.payload))
+                    seq -= 1
+                    if seq == after:
+                        collected.reverse()
+                        return collected
+            if first == 0 or window >= self.settings.event_log_max:
+                return None
+            window = min(window * 4, self.settings.event_log_max)
+
+    # ------------------------------------------------------------------ presence
+
+    async def presence(self, seat: int) -> None:
+        """Record whether the human in ``seat`` has a live connection here (news only)."""
+        s = self.state.seats[seat]
+        if s.kind != "human" or s.player is None:
+            return
+        connected = bool(self._open_viewers_of(s.player))
+        if s.connected == connected:
+            return
+        async with self.lock:
+            s = self.state.seats[seat]
+            if s.kind != "human" or s.player is None:
                 return
-            old.cancel()
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks[name] = task
+            connected = bool(self._open_viewers_of(s.player))
+            try:
+                await self._execute(lambda w: mutations.connection_change(w, seat, connected))
+            except AluetteError as exc:
+                log.warning("table %s: seat %s presence not recorded: %s", self.id, seat, exc)
 
-    def _cancel(self, name: str) -> None:
-        task = self._tasks.pop(name, None)
-        if task is not None and not task.done() and task is not asyncio.current_task():
-            task.cancel()
+    async def viewer_gone(self, viewer: Viewer) -> None:
+        """A connection closed: stop sending to it; a seat whose last connection it was is
+        now disconnected (its grace period starts)."""
+        if viewer not in self.viewers:
+            return
+        self.unsubscribe(viewer)
+        seat = self.state.seat_of(viewer.player)
+        if seat is not None:
+            await self.presence(seat)
+        self._wake.set()
 
-    async def _decide(self, seat: int, level: str, version: int) -> Action | None:
-        """A bot's move from the seat's view alone, computed off the event loop."""
-        from server.bots import DEFAULT_BUDGET, choose_action
+    # ------------------------------------------------------------------ the table's clock
 
-        match = self.match
-        if match is None or match.to_act != seat or self.version != version:
+    def _note_turn(self) -> None:
+        """Remember when the current turn began: signals and presence changes do not
+        restart it (a bot that paused after each signal would tell opponents it signalled)."""
+        m = self.match
+        key = None if m is None or m.over else (
+            m.deal_number, len(m.tricks), len(m.trick), str(m.phase), m.to_act)
+        if key != self._turn_key:
+            self._turn_key = key
+            self._turn_started = self.clock()
+
+    def next_due(self) -> Due | None:
+        """What this table will do by itself next, from its state alone."""
+        state, m = self.state, self.match
+        if m is None or m.over or state.status != "playing":
             return None
-        seat_view = view(match, seat)
-        rng = random.Random(f"{self.state.seed}:bot:{seat}:{version}")
-        budget = DEFAULT_BUDGET.scaled(float(self.state.options.get("bot_budget", 1.0)))
-        return await asyncio.to_thread(choose_action, level, seat_view, rng, budget)
+        dues: list[Due] = []
+        for seat, s in enumerate(state.seats):
+            if (s.kind == "human" and not s.connected and not s.takeover
+                    and s.disconnected_at is not None):
+                dues.append(Due(s.disconnected_at + state.options.grace_s, "grace", seat,
+                                (s.player,)))
+        if self.humans_watching():
+            if state.options.signals != "off" and self._pending_bot_signals():
+                dues.append(Due(self.clock(), "signals"))
+            seat = m.to_act
+            if seat is not None and self._turn_key is not None:
+                if state.controlled_by_bot(seat):
+                    delay = state.options.bot_delay_ms / 1000
+                    dues.append(Due(self._turn_started + delay, "bot", seat, self._turn_key))
+                elif state.options.turn_timer_s:
+                    dues.append(Due(self._turn_started + state.options.turn_timer_s, "timer",
+                                    seat, self._turn_key))
+        return min(dues, key=lambda d: d.at) if dues else None
 
-    def _apply_if_current(self, seat: int, version: int, action: Action) -> Mutation:
-        def mutate(work: Work) -> Result:
-            match = work.match
-            if match is None or match.to_act != seat or self.version != version:
-                raise CommandError(ErrorCode.WRONG_PHASE, "the table moved on")
-            try:
-                work.events += match.apply(action)
-            except RuleError:
-                # A bot bug must not stall the table: log it and play the first legal move.
-                log.exception("table %s: bot move %r for seat %s refused", self.id, action, seat)
-                work.events += match.apply(match.legal_actions(seat)[0])
-            return {}
-        return mutate
+    def _bot_seed(self, seat: int, what: str) -> str:
+        key = self._turn_key or ()
+        return f"{self.state.seed}:{what}:{seat}:{key}"
 
-    async def _bot_turn(self, seat: int, version: int) -> None:
-        delay = int(self.state.options.get("bot_delay_ms", 600)) / 1000
-        await asyncio.sleep(delay)
-        await self._act_for(seat, version, self.bot_level(seat))
-
-    async def _turn_timer(self, seat: int, version: int) -> None:
-        """Optional per-table timer: on expiry the table's bot level plays a default move."""
-        await asyncio.sleep(float(self.state.options["turn_timer_s"]))
-        log.info("table %s: turn timer expired for seat %s", self.id, seat)
-        await self._act_for(seat, version, str(self.state.options.get("bot_level", "normal")))
-
-    async def _act_for(self, seat: int, version: int, level: str) -> None:
-        for _attempt in range(50):
-            try:
-                action = await self._decide(seat, level, version)
-                if action is None:
-                    return
-                await self.execute(None, None, self._apply_if_current(seat, version, action))
-                return
-            except CommandError as exc:
-                if exc.code != ErrorCode.STORAGE_UNAVAILABLE:
-                    return
-            # Storage is down: the move was not made; try again shortly (nothing was lost).
-            await asyncio.sleep(0.5)
-            version = self.version
-
-    async def _bot_signals(self) -> None:
-        """Bot seats send their partner signals (R15) when their bot chooses to."""
-        from server.bots import choose_signals
-
-        await asyncio.sleep(0)
-        match = self.match
-        if match is None or match.over:
-            return
+    def _pending_bot_signals(self) -> list[Signal]:
+        m = self.match
+        assert m is not None
+        wanted: list[Signal] = []
         for seat in range(4):
-            if not self.controlled_by_bot(seat):
-                continue
-            rng = random.Random(f"{self.state.seed}:signal:{seat}:{self.version}")
-            for signal in choose_signals(self.bot_level(seat), view(match, seat), rng):
-                def mutate(work: Work, signal: Any = signal) -> Result:
-                    if work.match is None or work.match.over:
-                        return {}
-                    work.events += work.match.apply(signal)
-                    return {}
-                try:
-                    await self.execute(None, None, mutate)
-                except (CommandError, RuleError):
-                    return
+            if self.state.controlled_by_bot(seat):
+                wanted += self.bots.signals(self.state.bot_level(seat), view(m, seat),
+                                            self._bot_seed(seat, "signal"))
+        return wanted
 
-    def cancel_tasks(self) -> None:
+    async def run(self) -> None:
+        """The table's clock: act when something is due; sleep until then or a change."""
+        backoff = 0
+        while not self.closed:
+            due = self.next_due()
+            wait = None if due is None else due.at - self.clock()
+            if wait is None or wait > 0:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), wait)
+                continue
+            assert due is not None
+            try:
+                await self._act(due)
+                backoff = 0
+                self.stalled_since = None
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                # Nothing was applied (storage down, or a bug): try again, forever, with a
+                # ceiling on the pace; /healthz reports the table as stalled meanwhile.
+                if self.stalled_since is None:
+                    self.stalled_since = self.clock()
+                if isinstance(exc, ServiceError | StorageUnavailable):
+                    log.warning("table %s: %s not applied (%s); retrying", self.id, due.kind,
+                                exc)
+                else:
+                    log.exception("table %s: %s failed; retrying", self.id, due.kind)
+                await asyncio.sleep(RETRY_BACKOFF[min(backoff, len(RETRY_BACKOFF) - 1)])
+                backoff += 1
+
+    async def _act(self, due: Due) -> None:
+        if due.kind == "grace":
+            assert due.seat is not None
+            player = due.key[0]
+            async with self.lock:
+                await self._execute(lambda w: mutations.takeover(w, due.seat, player))
+            log.info("table %s: a bot now plays seat %s", self.id, due.seat)
+            return
+        m = self.match
+        assert m is not None
+        if due.kind == "signals":
+            signals = self._pending_bot_signals()
+            async with self.lock:
+                def send_signals(w: Work) -> None:
+                    for sig in signals:
+                        if w.match is None or w.match.over:
+                            return
+                        try:
+                            w.apply(sig)
+                        except RuleError:
+                            log.exception("table %s: bot signal %r refused", self.id, sig)
+                await self._execute(send_signals)
+            return
+        seat = due.seat
+        assert seat is not None
+        level = self.state.bot_level(seat) if due.kind == "bot" else self.state.options.bot_level
+        if due.kind == "timer":
+            log.info("table %s: turn timer expired for seat %s", self.id, seat)
+        action = await self.bots.decide(level, view(m, seat), self._bot_seed(seat, "move"),
+                                        self.state.options.bot_budget)
+        async with self.lock:
+            if self._turn_key != due.key or self.match is None:
+                return   # the table moved on while the bot thought
+            if due.kind == "bot" and not self.state.controlled_by_bot(seat):
+                return   # its human came back meanwhile: the turn is theirs
+            await self._execute(lambda w: self._bot_move(w, seat, action))
+
+    def _bot_move(self, work: Work, seat: int, action: Action | None) -> None:
+        """The bot's move; one the engine refuses (a bot bug) is logged and replaced by the
+        first legal move, so a bot never stalls its table."""
+        match = work.match
+        assert match is not None
+        if match.to_act != seat:
+            return
+        if action is not None:
+            try:
+                mutations.bot_action(work, seat, action)
+                return
+            except RuleError:
+                log.exception("table %s: bot move %r for seat %s refused", self.id, action, seat)
+        legal = match.legal_actions(seat)
+        if legal:
+            mutations.bot_action(work, seat, legal[0])
+
+    # ------------------------------------------------------------------ closing
+
+    def close(self, reason: str = "closed") -> None:
+        """The table leaves this server (swept or shutting down): stop its clock."""
         self.closed = True
-        for name in list(self._tasks):
-            self._cancel(name)
+        self._wake.set()
+        for viewer in list(self.viewers):
+            self.unsubscribe(viewer)
+
+    def drop_viewers(self, code: CloseCode, reason: str) -> None:
+        for viewer in list(self.viewers):
+            viewer.drop(code, reason)

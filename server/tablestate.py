@@ -1,57 +1,77 @@
-"""A table's persisted document: seats, options, the match state, sequence and replies.
+"""A table's persisted document: seats, options, the match, and its event counters.
 
-Plain data only (msgpack in Redis), with a format number. The asyncio :mod:`.table` works
-on a copy of it per command and stores the copy before anything is acknowledged or sent.
+A typed msgspec struct, stored as msgpack with a format number. The table actor
+(:mod:`.table`) works on a copy per command and stores the copy before anything is
+acknowledged or sent.
+
+Event numbering (docs/PROTOCOL.md, "Sequence numbers"): every viewer has a sequence of
+its own, so that nobody learns how many events they may not see (finding: placeholders
+leaked the count of the other team's signals). ``pub`` counts public events, ``priv[p]``
+the private events player ``p`` received; player ``p``'s sequence number is
+``pub + priv[p]``. It depends on the player, never on the seat, so it stays consistent
+when a player moves (R7's partner draw) or stops playing and watches.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-import msgpack
+import msgspec
 
+from protocol import TableInfo, TableOptions
+from protocol.fields import BotLevel, SeatKind, TableStatus
+from protocol.views import SeatInfo
 from server.game import Options
 
-TABLE_FORMAT = 1
-#: Replies remembered per player per table, so a command resent after a reconnect is
-#: answered with its original result instead of being applied twice.
-REPLIES_KEPT = 64
+TABLE_FORMAT = 2
 
-#: Options that are the engine's (RULES.md); the rest of a table's options are the server's.
+#: Options that are the engine's (docs/RULES.md); the rest of a table's options are the
+#: server's (bots, timers, auto start).
 ENGINE_OPTIONS = ("deals", "target_points", "mordienne", "chanter", "partner_draw",
                   "first_dealer", "signals", "signal_risk")
 
 
-@dataclass(slots=True)
-class SeatState:
-    kind: str = "empty"            # "empty" | "human" | "bot"
+class SeatState(msgspec.Struct, kw_only=True):
+    kind: SeatKind = "empty"
     name: str | None = None
-    level: str | None = None       # bot level, for bots
-    player: str | None = None      # player id, for humans
-    takeover: bool = False         # a human's seat played by a bot after the grace period
+    level: BotLevel | None = None      # bots: their level
+    player: str | None = None          # humans: their player id
+    #: A human's seat played by a bot after the grace period, until they come back.
+    takeover: bool = False
+    #: A human with a live connection to this table (persisted: connection changes are
+    #: table events, and a restart marks everyone disconnected).
+    connected: bool = False
+    disconnected_at: float | None = None
 
 
-@dataclass(slots=True)
-class TableState:
+class TableState(msgspec.Struct, kw_only=True):
+    format: int = TABLE_FORMAT
     id: str
     name: str
-    options: dict[str, Any]
+    options: TableOptions
     private: bool
     code: str | None
     creator: str
     seed: int
-    status: str = "waiting"        # waiting | playing | finished | abandoned
-    seats: list[SeatState] = field(default_factory=lambda: [SeatState() for _ in range(4)])
+    status: TableStatus = "waiting"
+    seats: list[SeatState] = msgspec.field(default_factory=lambda: [SeatState() for _ in range(4)])
     match: dict[str, Any] | None = None
-    seq: int = 0
-    replies: dict[str, list[list[Any]]] = field(default_factory=dict)
+    #: Events ever logged: the log's own numbering, never shown to a client.
+    gseq: int = 0
+    pub: int = 0
+    priv: dict[str, int] = msgspec.field(default_factory=dict)
+    #: Players who held a seat while a match was played: who may read a private table's
+    #: record.
+    members: list[str] = msgspec.field(default_factory=list)
     created_at: float = 0.0
     finished_at: float | None = None
+    last_activity: float = 0.0
+
+    # ------------------------------------------------------------------ queries
 
     def engine_options(self) -> Options:
-        return Options.from_dict({k: self.options[k] for k in ENGINE_OPTIONS
-                                  if k in self.options})
+        data = msgspec.structs.asdict(self.options)
+        return Options.from_dict({k: data[k] for k in ENGINE_OPTIONS})
 
     def seat_of(self, player: str) -> int | None:
         for i, s in enumerate(self.seats):
@@ -59,60 +79,89 @@ class TableState:
                 return i
         return None
 
-    def remember(self, player: str, command_id: int, reply: dict[str, Any]) -> None:
-        kept = self.replies.setdefault(player, [])
-        kept.append([command_id, reply])
-        del kept[:-REPLIES_KEPT]
+    def seq_for(self, player: str) -> int:
+        """``player``'s own sequence number at this table (what its last event carried)."""
+        return self.pub + self.priv.get(player, 0)
 
-    def reply_for(self, player: str, command_id: int) -> dict[str, Any] | None:
-        for cid, reply in self.replies.get(player, ()):
-            if cid == command_id:
-                return reply  # type: ignore[no-any-return]
-        return None
+    def controlled_by_bot(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or (s.kind == "human" and s.takeover)
+
+    def bot_level(self, seat: int) -> BotLevel:
+        s = self.seats[seat]
+        return s.level if s.kind == "bot" and s.level else self.options.bot_level
+
+    def humans(self) -> list[str]:
+        return [s.player for s in self.seats if s.kind == "human" and s.player]
+
+    def info(self, spectators: int) -> TableInfo:
+        """The lobby's public description of the table (``TableInfo``)."""
+        creator_seat = self.seat_of(self.creator)
+        return TableInfo(
+            table=self.id,
+            name=self.name,
+            options=self.options,
+            private=self.private,
+            seats=[
+                SeatInfo(kind=s.kind, name=s.name,
+                         level=s.level if s.kind == "bot" else (
+                             self.options.bot_level if s.takeover else None),
+                         connected=s.kind == "bot" or (s.kind == "human" and s.connected))
+                for s in self.seats
+            ],
+            status=self.status,
+            spectators=spectators,
+            creator=creator_seat,
+        )
+
+    # ------------------------------------------------------------------ copies and bytes
 
     def copy(self) -> TableState:
         """A working copy for one command: what commands change is copied, the rest shared.
 
         ``match`` is only a serialized snapshot (the live state is the table's Match,
-        cloned separately) and stored replies are never changed, so both are shared.
+        cloned separately) and options never change once the table exists.
         """
-        return replace(
+        return msgspec.structs.replace(
             self,
-            options=dict(self.options),
-            seats=[replace(s) for s in self.seats],
-            replies={player: list(kept) for player, kept in self.replies.items()},
+            seats=[msgspec.structs.replace(s) for s in self.seats],
+            priv=dict(self.priv),
+            members=list(self.members),
         )
 
     def to_bytes(self) -> bytes:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["seats"] = [{f.name: getattr(s, f.name) for f in fields(s)} for s in self.seats]
-        data["format"] = TABLE_FORMAT
-        return msgpack.packb(data)  # type: ignore[no-any-return]
+        return _ENCODER.encode(self)
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> TableState:
-        data = msgpack.unpackb(raw, strict_map_key=False)
-        if data.pop("format", None) != TABLE_FORMAT:
-            raise ValueError("unsupported table document format")
-        data["seats"] = [SeatState(**s) for s in data["seats"]]
-        return cls(**data)
+        """Decode a stored document; a format-1 document (before per-viewer sequences) is
+        migrated: its events become public numbering and its old log is unusable (readers
+        of the log then fall back to snapshots)."""
+        head = msgspec.msgpack.decode(raw)
+        if not isinstance(head, dict):
+            raise ValueError("a table document is a map")
+        fmt = head.get("format")
+        if fmt == TABLE_FORMAT:
+            return _DECODER.decode(raw)
+        if fmt == 1:
+            return _from_v1(head)
+        raise ValueError(f"unsupported table document format {fmt!r}")
 
-    def info(self, spectators: int, connected: set[int]) -> dict[str, Any]:
-        """The lobby's public description of the table (protocol ``TableInfo``)."""
-        creator_seat = self.seat_of(self.creator)
-        return {
-            "table": self.id,
-            "name": self.name,
-            "options": dict(self.options),
-            "private": self.private,
-            "seats": [
-                {"kind": s.kind, "name": s.name,
-                 "level": s.level if s.kind == "bot" else (
-                     self.options.get("bot_level") if s.takeover else None),
-                 "connected": s.kind == "bot" or (s.kind == "human" and i in connected)}
-                for i, s in enumerate(self.seats)
-            ],
-            "status": self.status,
-            "spectators": spectators,
-            "creator": creator_seat,
-        }
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(TableState)
+
+
+def _from_v1(data: dict[str, Any]) -> TableState:
+    seq = int(data.get("seq", 0))
+    return msgspec.convert({
+        "format": TABLE_FORMAT,
+        "id": data["id"], "name": data["name"], "options": data.get("options") or {},
+        "private": data["private"], "code": data.get("code"), "creator": data["creator"],
+        "seed": data["seed"], "status": data.get("status", "waiting"),
+        "seats": data["seats"], "match": data.get("match"),
+        "gseq": seq, "pub": seq, "priv": {},
+        "members": [s["player"] for s in data["seats"] if s.get("player")],
+        "created_at": data.get("created_at", 0.0), "finished_at": data.get("finished_at"),
+        "last_activity": data.get("created_at", 0.0),
+    }, TableState)

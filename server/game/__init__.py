@@ -4,6 +4,8 @@ Start with :meth:`Match.new`, act with :meth:`Match.apply`, look with :func:`vie
 :func:`spectator_view`. Rules are cited by their ids in ../shared/RULES.md.
 """
 
+from protocol.vocab import Phase
+
 from .actions import (
     SIGNAL_CARD,
     SIGNALS,
@@ -37,7 +39,7 @@ from .errors import (
     UnknownCard,
     WrongPhase,
 )
-from .match import Event, Match, Phase
+from .match import Event, Match
 from .options import Options
 from .seats import left_of, partner_of, team_of
 from .views import spectator_view, view

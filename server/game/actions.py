@@ -9,19 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from protocol import vocab
+
 from .errors import InvalidAction
 
-#: R15: the fixed signal vocabulary.
-SIGNALS = (
-    "monsieur", "madame", "borgne", "vache", "grand_neuf", "petit_neuf",
-    "deux_de_chene", "deux_d_ecrit", "aces", "useless_hand", "going_mordienne",
-)
-
-#: R15: the card each card-signal speaks of.
-SIGNAL_CARD = {
-    "monsieur": "3o", "madame": "3c", "borgne": "2o", "vache": "2c",
-    "grand_neuf": "9c", "petit_neuf": "9o", "deux_de_chene": "2b", "deux_d_ecrit": "2e",
-}
+#: R15: the fixed signal vocabulary and the card each card-signal speaks of, from the one
+#: vocabulary (protocol.vocab), re-exported for the engine's callers.
+SIGNALS = vocab.SIGNALS
+SIGNAL_CARD = vocab.SIGNAL_CARD
 
 
 @dataclass(frozen=True, slots=True)

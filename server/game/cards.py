@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Final
 
-RANKS: Final = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "V", "C", "R")
-SUITS: Final = ("o", "c", "b", "e")
+from protocol import vocab
 
-#: All 48 codes of the Spanish pack (R1), in a fixed order used for shuffling.
-ALL_CARDS: Final[tuple[str, ...]] = tuple(r + s for s in SUITS for r in RANKS)
+#: The codes come from the one vocabulary (protocol.vocab): ranks, suits and the 48 cards
+#: of the Spanish pack (R1, R2), in the fixed order used for shuffling.
+RANKS: Final[tuple[str, ...]] = tuple(vocab.RANKS)
+SUITS: Final[tuple[str, ...]] = tuple(vocab.SUITS)
+ALL_CARDS: Final[tuple[str, ...]] = vocab.CARD_CODES
 
 _SUIT_NAMES: Final = {"o": "coins", "c": "cups", "b": "batons", "e": "swords"}
 _RANK_NAMES: Final = {

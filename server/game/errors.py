@@ -1,56 +1,81 @@
-"""The engine's error tree: every illegal action is the player's fault, never ours.
+"""The engine's rule errors: every illegal action is the player's fault, never ours.
 
-Each error carries a ``code`` that the protocol sends back as is (docs/PROTOCOL.md), so a
-client can tell *why* a move was refused. Raising one never changes the match state.
+They are the ``RuleError`` branch of the project's one error tree (``protocol.errors``):
+each class carries the wire code the protocol sends back (docs/PROTOCOL.md, "Error codes"),
+so a client can tell *why* a move was refused, and no layer maps codes by hand. Raising
+one never changes the match state.
 """
 
 from __future__ import annotations
 
+from protocol.errors import ErrorCode, RuleError
 
-class RuleError(Exception):
-    """An action the rules do not allow right now; the state is left exactly as it was."""
-
-    code = "invalid_action"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+__all__ = [
+    "BadDiscard",
+    "CardNotInHand",
+    "InvalidAction",
+    "InvalidOptions",
+    "MatchIsOver",
+    "NotYourTurn",
+    "RuleError",
+    "SignalsOff",
+    "StateFormatError",
+    "UnknownCard",
+    "WrongPhase",
+]
 
 
 class NotYourTurn(RuleError):
-    code = "not_your_turn"
+    """R10, R9: it is another seat's turn to play, vote or discard."""
+
+    code = ErrorCode.NOT_YOUR_TURN
 
 
 class CardNotInHand(RuleError):
-    code = "card_not_in_hand"
+    """R10: the card is not in the seat's hand (``details.card`` names it)."""
+
+    code = ErrorCode.CARD_NOT_IN_HAND
 
 
 class UnknownCard(RuleError):
-    code = "unknown_card"
+    """R2: not one of the 48 card codes."""
+
+    code = ErrorCode.UNKNOWN_CARD
 
 
 class WrongPhase(RuleError):
-    code = "wrong_phase"
+    """The action belongs to another phase (a play during the chanter vote, R9)."""
+
+    code = ErrorCode.WRONG_PHASE
 
 
 class MatchIsOver(RuleError):
-    code = "match_over"
+    """R14: the match is finished."""
+
+    code = ErrorCode.MATCH_OVER
 
 
 class SignalsOff(RuleError):
-    code = "signals_off"
+    """R16: the table's ``signals`` option is ``off``."""
+
+    code = ErrorCode.SIGNALS_OFF
 
 
 class BadDiscard(RuleError):
-    code = "bad_discard"
+    """R9: not six distinct cards of the hand."""
+
+    code = ErrorCode.BAD_DISCARD
 
 
 class InvalidAction(RuleError):
-    code = "invalid_action"
+    """A malformed action (a seat outside 0-3, an unknown signal): the protocol's decoder
+    refuses these first, so over the network this only guards the engine's own callers."""
+
+    code = ErrorCode.INVALID_FIELD
 
 
 class InvalidOptions(ValueError):
-    """Table options outside what RULES.md allows."""
+    """Table options outside what docs/RULES.md allows."""
 
 
 class StateFormatError(ValueError):

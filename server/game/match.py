@@ -15,8 +15,9 @@ from __future__ import annotations
 import copy
 import itertools
 import random
-from enum import StrEnum
 from typing import Any
+
+from protocol.vocab import Phase
 
 from . import rules
 from .actions import SIGNALS, Action, ChanterVote, Discard, Play, Signal
@@ -41,13 +42,6 @@ Event = dict[str, Any]
 _PLAYS = [{c: Play(seat, c) for c in STRENGTH} for seat in range(4)]
 
 STATE_FORMAT = 1
-
-
-class Phase(StrEnum):
-    CHANTER_VOTE = "chanter_vote"
-    CHANTER_DISCARD = "chanter_discard"
-    PLAY = "play"
-    MATCH_OVER = "match_over"
 
 
 class Match:
@@ -191,7 +185,7 @@ class Match:
             raise UnknownCard(f"{card!r} is not a card code (R2)")
         hand = self.hands[seat]
         if card not in hand:
-            raise CardNotInHand(f"{card} is not in seat {seat}'s hand")
+            raise CardNotInHand(f"you do not hold {card}", details={"card": card})
         hand.remove(card)
         self.trick.append(card)
         events: list[Event] = [{"type": "card_played", "seat": seat, "card": card}]
@@ -297,7 +291,7 @@ class Match:
             raise BadDiscard("the six discards must be six different cards")
         for c in cards:
             if c not in self.hands[seat]:
-                raise CardNotInHand(f"{c} is not in seat {seat}'s hand")
+                raise CardNotInHand(f"you do not hold {c}", details={"card": c})
         for c in cards:
             self.hands[seat].remove(c)
         self.discards[seat] = cards
@@ -337,8 +331,10 @@ class Match:
         record = {"deal": self.deal_number, "from_seat": seat, "signal": action.signal,
                   "n": n, "to": sorted(to)}
         self.signals.append(record)
+        # The sender hears back what it sent, never who noticed it (R16).
         return [{"type": "signal", "from_seat": seat, "signal": action.signal, "n": n,
-                 "to": sorted(to)}]
+                 "to": sorted(to)},
+                {"type": "signal_sent", "signal": action.signal, "n": n, "to": [seat]}]
 
     # ------------------------------------------------------------------ storage
 

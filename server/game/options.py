@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
+from protocol.vocab import SIGNALS_MODES, SignalsMode
+
 from .errors import InvalidOptions
 
-SignalMode = Literal["off", "private", "risky"]
+SignalMode = SignalsMode  # the one definition is protocol.vocab
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,7 @@ class Options:
             type(self.first_dealer) is not int or not 0 <= self.first_dealer <= 3
         ):
             raise InvalidOptions("first_dealer must be a seat 0-3 or 'random'")
-        if self.signals not in ("off", "private", "risky"):
+        if self.signals not in SIGNALS_MODES:
             raise InvalidOptions("signals must be 'off', 'private' or 'risky'")
         risk = self.signal_risk
         if isinstance(risk, bool) or not isinstance(risk, int | float) or not 0 <= risk <= 1:

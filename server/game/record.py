@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.vocab import Phase
+
 from . import rules
 from .cards import STRENGTH
 from .errors import InvalidOptions
-from .match import Match, Phase
+from .match import Match
 from .options import Options
 from .seats import left_of
 

@@ -8,9 +8,10 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
 ``p:{t:<tid>}:doc``                hash    ``version``, ``doc`` (snapshot), ``nonce``
 ``p:{t:<tid>}:log``                list    event log, 8-byte big-endian seq + payload
 ``p:{t:<tid>}:record``             string  finished-match record (outlives the table)
-``p:{pl:<pid>}:player``            string  player data (opaque bytes)
-``p:{tok}:<sha256 hex>``           string  player id; all tokens share one slot so
-                                           rotation is one atomic script
+``p:{t:<tid>}:replies:<pid>``      list    a player's last replies at this table, so a
+                                           resent command id gets its first answer
+``p:{pl:<pid>}:session``           hash    name, current token digest, the presented
+                                           one for a short grace; expires when idle
 ``p:tables``                       set     ids of live tables
 ``p:records``                      zset    record ids, score = expiry (unix s) or +inf
 =================================  ======  =============================================
@@ -75,11 +76,11 @@ class Keys:
     def record(self, table_id: str) -> str:
         return f"{self.prefix}:{self.table_tag(table_id)}:record"
 
-    def player(self, player_id: str) -> str:
-        return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:player"
+    def replies(self, table_id: str, player_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:replies:{check_id('player', player_id)}"
 
-    def token(self, token_hash: str) -> str:
-        return f"{self.prefix}:{{tok}}:{check_token_hash(token_hash)}"
+    def session(self, player_id: str) -> str:
+        return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:session"
 
 
 def hash_token(token: str) -> str:

@@ -8,7 +8,7 @@ lost, the retry finds its own nonce and reports success instead of a bogus confl
 
 from __future__ import annotations
 
-# KEYS: doc hash, log list. ARGV: doc, nonce.
+# KEYS: doc hash, log list. ARGV: doc, nonce, ttl seconds (0: none), entries...
 # Returns {1, 1} on success, {0, current version} if the table exists.
 CREATE = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
@@ -18,11 +18,22 @@ if cur[1] then
 end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1], 'nonce', ARGV[2])
+if #ARGV >= 4 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 4, #ARGV)) end
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
 return {1, 1}
 """
 
-# KEYS: doc hash, log list. ARGV: expected version, doc, nonce, log_max, entries...
+# KEYS: doc hash, log list, replies list, record string (all of one table's hash tag).
+# ARGV: expected version, doc, nonce, log_max, ttl (0: none), reply entry ('' for none),
+#       replies kept, replies ttl, record ('' for none), record ttl (0: none), entries...
 # Returns {1, new version}, {0, current version} on conflict, {0, -1} if no table.
+# The reply and the record are written in the same script as the state they belong to, so
+# an acknowledged command always has its remembered reply, and a finished match always
+# has its record: neither can be lost between two writes.
 COMMIT = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
 if not cur[1] then return {0, -1} end
@@ -34,10 +45,28 @@ if v ~= expected then
 end
 local nv = v + 1
 redis.call('HSET', KEYS[1], 'version', nv, 'doc', ARGV[2], 'nonce', ARGV[3])
-for i = 5, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
+for i = 11, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
+local ttl = tonumber(ARGV[5])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+if ARGV[6] ~= '' then
+  redis.call('LPUSH', KEYS[3], ARGV[6])
+  redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[7]) - 1)
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[8]))
+end
+if ARGV[9] ~= '' then
+  local rttl = tonumber(ARGV[10])
+  if rttl > 0 then
+    redis.call('SET', KEYS[4], ARGV[9], 'EX', rttl)
+  else
+    redis.call('SET', KEYS[4], ARGV[9])
+  end
+end
 return {1, nv}
 """
 
@@ -64,21 +93,29 @@ if lo >= n then return {1, {}} end
 return {1, redis.call('LRANGE', KEYS[1], lo, -1)}
 """
 
-# KEYS: old token key, new token key. ARGV: ttl seconds (0 = none).
-# Returns the player id, or nil if the old token maps to nobody. If the old token is
-# gone but the new one is bound, this is a retry of our own successful rotation (the
-# new digest is a fresh secret only the rotating caller knows), so report that player.
-ROTATE_TOKEN = """
-local pid = redis.call('GET', KEYS[1])
-if not pid then
-  return redis.call('GET', KEYS[2])
-end
-redis.call('DEL', KEYS[1])
-local ttl = tonumber(ARGV[1])
-if ttl > 0 then
-  redis.call('SET', KEYS[2], pid, 'EX', ttl)
-else
-  redis.call('SET', KEYS[2], pid)
-end
-return pid
+# KEYS: session hash. ARGV: presented token digest, new digest, now (unix s), grace s,
+# ttl s. A session has one current token; the one a hello presents stays usable only
+# until ``now + grace`` (or the first command on the new connection), in case the welcome
+# carrying the new token is lost on the way. Any older token dies here.
+# Returns {1, name} or {0} when the presented token is not this session's.
+SESSION_HELLO = """
+local s = redis.call('HMGET', KEYS[1], 'current', 'previous', 'previous_until', 'name')
+if not s[1] then return {0} end
+local now = tonumber(ARGV[3])
+local ok = (s[1] == ARGV[1]) or (s[2] == ARGV[1] and s[3] and tonumber(s[3]) >= now)
+if not ok then return {0} end
+redis.call('HSET', KEYS[1], 'current', ARGV[2], 'previous', ARGV[1],
+           'previous_until', now + tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+return {1, s[4]}
+"""
+
+# KEYS: session hash. ARGV: the connection's token digest, ttl s.
+# The new token was used, so the welcome arrived: the presented one dies now.
+# Returns 1 if the digest is still the session's current token, else 0 (replaced since).
+SESSION_CONFIRM = """
+if redis.call('HGET', KEYS[1], 'current') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'previous', 'previous_until')
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
 """

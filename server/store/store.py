@@ -22,7 +22,7 @@ import redis.asyncio as aioredis
 from server.store import scripts
 from server.store.client import unavailable_on_error
 from server.store.errors import VersionConflict
-from server.store.keys import Keys, check_id
+from server.store.keys import Keys, check_token_hash
 
 _SEQ_BYTES = 8
 _SEQ_MAX = (1 << 53) - 1  # Lua numbers are doubles: seqs above 2**53 would lose precision
@@ -66,7 +66,8 @@ class Store:
         self._create = redis.register_script(scripts.CREATE)
         self._commit = redis.register_script(scripts.COMMIT)
         self._read_log = redis.register_script(scripts.READ_LOG)
-        self._rotate = redis.register_script(scripts.ROTATE_TOKEN)
+        self._session_hello = redis.register_script(scripts.SESSION_HELLO)
+        self._session_confirm = redis.register_script(scripts.SESSION_CONFIRM)
 
     @property
     def prefix(self) -> str:
@@ -81,20 +82,36 @@ class Store:
 
     # -- tables -------------------------------------------------------------------
 
-    async def create_table(self, table_id: str, doc: bytes) -> int:
-        """Store a new table at version 1 with an empty log; returns 1.
+    async def create_table(
+        self,
+        table_id: str,
+        doc: bytes,
+        log: Sequence[tuple[int, bytes]] = (),
+        ttl_s: int = 0,
+    ) -> int:
+        """Store a new table at version 1 with ``log`` as its first events; returns 1.
 
         Raises ``VersionConflict`` (``expected=None``) if the table already exists, so two
-        processes can never both think they created it.
+        processes can never both think they created it. With ``ttl_s`` the table's keys
+        expire that long after its last commit, so nothing outlives a lost table forever.
         """
-        return await self._create_table(table_id, doc, _nonce())
+        return await self._create_table(table_id, doc, _nonce(), log, ttl_s)
 
-    async def _create_table(self, table_id: str, doc: bytes, nonce: bytes) -> int:
+    async def _create_table(
+        self,
+        table_id: str,
+        doc: bytes,
+        nonce: bytes,
+        log: Sequence[tuple[int, bytes]] = (),
+        ttl_s: int = 0,
+    ) -> int:
         keys = self.keys
+        entries = [encode_log_entry(seq, payload) for seq, payload in log]
         with unavailable_on_error(f"create table {table_id}"):
             await self.redis.sadd(keys.tables, table_id)
             ok, version = await self._create(
-                keys=[keys.doc(table_id), keys.log(table_id)], args=[doc, nonce]
+                keys=[keys.doc(table_id), keys.log(table_id)],
+                args=[doc, nonce, int(ttl_s), *entries],
             )
         if not ok:
             raise VersionConflict(table_id, None, int(version))
@@ -121,6 +138,13 @@ class Store:
         doc: bytes,
         log: Sequence[tuple[int, bytes]] = (),
         log_max: int = 1000,
+        *,
+        ttl_s: int = 0,
+        reply: tuple[str, bytes] | None = None,
+        replies_kept: int = 64,
+        replies_ttl_s: int = 86400,
+        record: bytes | None = None,
+        record_ttl_s: int = 0,
     ) -> int:
         """Atomically replace the doc, bump the version and append ``log``; one round trip.
 
@@ -128,9 +152,15 @@ class Store:
         table's event sequence); the log keeps the last ``log_max`` entries. If the stored
         version is not ``expected_version`` (or the table is gone), nothing is written and
         ``VersionConflict`` is raised. Returns the new version.
+
+        In the same script: ``reply`` (``(player id, entry)``) is remembered among that
+        player's last ``replies_kept`` replies at this table; ``record`` (a finished match's
+        record) is stored to outlive the table; ``ttl_s`` renews the table keys' lifetime.
         """
         return await self._commit_with_nonce(
-            table_id, expected_version, doc, log, log_max, _nonce()
+            table_id, expected_version, doc, log, log_max, _nonce(), ttl_s=ttl_s,
+            reply=reply, replies_kept=replies_kept, replies_ttl_s=replies_ttl_s,
+            record=record, record_ttl_s=record_ttl_s,
         )
 
     async def _commit_with_nonce(
@@ -141,15 +171,26 @@ class Store:
         log: Sequence[tuple[int, bytes]],
         log_max: int,
         nonce: bytes,
+        *,
+        ttl_s: int = 0,
+        reply: tuple[str, bytes] | None = None,
+        replies_kept: int = 64,
+        replies_ttl_s: int = 86400,
+        record: bytes | None = None,
+        record_ttl_s: int = 0,
     ) -> int:
         if log_max < 1:
             raise ValueError("log_max must be at least 1")
         entries = [encode_log_entry(seq, payload) for seq, payload in log]
         keys = self.keys
+        replies_key = keys.replies(table_id, reply[0]) if reply else keys.doc(table_id)
         with unavailable_on_error(f"commit table {table_id}"):
             ok, version = await self._commit(
-                keys=[keys.doc(table_id), keys.log(table_id)],
-                args=[int(expected_version), doc, nonce, int(log_max), *entries],
+                keys=[keys.doc(table_id), keys.log(table_id), replies_key,
+                      keys.record(table_id)],
+                args=[int(expected_version), doc, nonce, int(log_max), int(ttl_s),
+                      reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
+                      record if record is not None else b"", int(record_ttl_s), *entries],
             )
         if not ok:
             actual = int(version)
@@ -177,6 +218,12 @@ class Store:
         with unavailable_on_error(f"delete table {table_id}"):
             await self.redis.delete(keys.doc(table_id), keys.log(table_id))
             await self.redis.srem(keys.tables, table_id)
+
+    async def load_replies(self, table_id: str, player_id: str) -> list[bytes]:
+        """A player's remembered reply entries at this table, newest first."""
+        with unavailable_on_error(f"load replies at table {table_id}"):
+            raw = await self.redis.lrange(self.keys.replies(table_id, player_id), 0, -1)
+        return list(raw)
 
     # -- finished-match records ---------------------------------------------------
 
@@ -212,40 +259,51 @@ class Store:
 
     # -- sessions -----------------------------------------------------------------
 
-    async def save_player(self, player_id: str, data: bytes, ttl_s: int | None = None) -> None:
-        """Store a player's session data (opaque bytes), optionally expiring."""
-        with unavailable_on_error(f"save player {player_id}"):
-            await self.redis.set(self.keys.player(player_id), data, ex=ttl_s)
+    async def new_session(self, player_id: str, name: str, token_hash: str,
+                          ttl_s: int) -> None:
+        """A new session whose current token is ``token_hash`` (the raw token is never
+        stored); it expires after ``ttl_s`` without a hello or a touch."""
+        check_token_hash(token_hash)
+        key = self.keys.session(player_id)
+        with unavailable_on_error(f"create session {player_id}"):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hset(key, mapping={"name": name, "current": token_hash,
+                                        "created": int(time.time())})
+                pipe.expire(key, int(ttl_s))
+                await pipe.execute()
 
-    async def load_player(self, player_id: str) -> bytes | None:
-        """The player's session data, or ``None``."""
-        with unavailable_on_error(f"load player {player_id}"):
-            return await self.redis.get(self.keys.player(player_id))
+    async def resume_session(self, player_id: str, presented: str, new: str, *,
+                             grace_s: int, ttl_s: int, now: float | None = None) -> str | None:
+        """Rotate the session's token: ``new`` becomes current, ``presented`` stays usable
+        for ``grace_s`` (until :meth:`confirm_session`), any older token dies. Returns the
+        session's name, or None when ``presented`` is not this session's (unknown, replaced,
+        expired)."""
+        check_token_hash(presented)
+        check_token_hash(new)
+        now = time.time() if now is None else now
+        with unavailable_on_error(f"resume session {player_id}"):
+            reply = await self._session_hello(
+                keys=[self.keys.session(player_id)],
+                args=[presented, new, int(now), int(grace_s), int(ttl_s)])
+        if not reply[0]:
+            return None
+        name = reply[1]
+        return name.decode() if isinstance(name, bytes) else str(name)
 
-    async def bind_token(self, token_hash: str, player_id: str, ttl_s: int | None = None) -> None:
-        """Map ``sha256(token)`` (hex) to a player. The raw token is never accepted."""
-        key = self.keys.token(token_hash)
-        check_id("player", player_id)
-        with unavailable_on_error("bind token"):
-            await self.redis.set(key, player_id, ex=ttl_s)
+    async def confirm_session(self, player_id: str, token_hash: str, ttl_s: int) -> bool:
+        """The connection holding ``token_hash`` sent a command: retire the token its hello
+        presented. False if the session has moved on to another token since."""
+        with unavailable_on_error(f"confirm session {player_id}"):
+            return bool(await self._session_confirm(
+                keys=[self.keys.session(player_id)], args=[token_hash, int(ttl_s)]))
 
-    async def player_for_token(self, token_hash: str) -> str | None:
-        """The player a token digest belongs to, or ``None``."""
-        key = self.keys.token(token_hash)
-        with unavailable_on_error("look up token"):
-            raw = await self.redis.get(key)
+    async def session_token(self, player_id: str) -> str | None:
+        """The current token digest of a session, or None (expired)."""
+        with unavailable_on_error(f"read session {player_id}"):
+            raw = await self.redis.hget(self.keys.session(player_id), "current")
         return None if raw is None else raw.decode()
 
-    async def rotate_token(
-        self, old_hash: str, new_hash: str, ttl_s: int | None = None
-    ) -> str | None:
-        """Atomically retire ``old_hash`` and bind ``new_hash`` to the same player.
-
-        Returns the player id, or ``None`` if ``old_hash`` is unknown (already rotated,
-        never issued, expired). Being one script, two resumes racing with the same old
-        token get exactly one winner, and a captured old token can never be replayed.
-        """
-        keys = [self.keys.token(old_hash), self.keys.token(new_hash)]
-        with unavailable_on_error("rotate token"):
-            raw = await self._rotate(keys=keys, args=[int(ttl_s or 0)])
-        return None if raw is None else raw.decode()
+    async def touch_session(self, player_id: str, ttl_s: int) -> None:
+        """A long-lived connection keeps its session from expiring."""
+        with unavailable_on_error(f"touch session {player_id}"):
+            await self.redis.expire(self.keys.session(player_id), int(ttl_s))

@@ -1,6 +1,6 @@
 """The client connection across a server restart: resume by seq, resend by id, exactly once.
 
-An in-process server is stopped (clients get 1012 "service restart") and started again on
+An in-process server is stopped (clients get 1001 "going away") and started again on
 the same port and Redis prefix. A card played while the client is offline waits, is sent
 after the reconnect with its original id, and is applied once.
 """
@@ -62,7 +62,7 @@ async def test_resend_after_restart_same_connection(redis_url: str, key_prefix: 
         card = model.view["hand"][0]
         token = conn.token
 
-        # The server goes away (1012: service restart): the client starts reconnecting.
+        # The server goes away (1001: going away): the client starts reconnecting.
         await server_cm.__aexit__(None, None, None)
         await wait_for(lambda: "lost" in statuses, changed)
         assert not conn.online

@@ -98,6 +98,7 @@ async def reconnect(old: NetClient, url: str) -> NetClient:
     token = old.welcome["session"]
     new = await NetClient.open(url, old.welcome["name"], token=token, ids=old.ids)
     new.events = list(old.events)
+    new.acted_turns = set(old.acted_turns)
     tables = {e["table"] for e in old.events}
     for table in tables:
         last = max(old.seqs(table))

@@ -165,9 +165,9 @@ def test_errors_in_play_phase_change_nothing() -> None:
         _refused(m, Play(0, bad), UnknownCard, "unknown_card")  # type: ignore[arg-type]
     _refused(m, ChanterVote(0, True), WrongPhase, "wrong_phase")
     _refused(m, Discard(0, tuple(m.hands[0][:6])), WrongPhase, "wrong_phase")
-    _refused(m, Play(4, own), InvalidAction, "invalid_action")
-    _refused(m, Play(-1, own), InvalidAction, "invalid_action")
-    _refused(m, "play 3o", InvalidAction, "invalid_action")
+    _refused(m, Play(4, own), InvalidAction, "invalid_field")
+    _refused(m, Play(-1, own), InvalidAction, "invalid_field")
+    _refused(m, "play 3o", InvalidAction, "invalid_field")
     # Mid-trick the same checks hold.
     m.apply(Play(0, own))
     _refused(m, Play(0, m.hands[0][0]), NotYourTurn, "not_your_turn")
@@ -211,7 +211,7 @@ def test_error_codes_are_distinct_and_rule_errors() -> None:
     assert all(issubclass(c, RuleError) for c in [*classes, InvalidAction])
     codes = [c.code for c in classes]
     assert len(set(codes)) == len(codes)
-    assert InvalidAction.code == RuleError.code == "invalid_action"
+    assert InvalidAction.code == "invalid_field"
 
 
 def test_refused_action_does_not_bump_version_and_accepted_does() -> None:

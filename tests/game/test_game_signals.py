@@ -52,8 +52,11 @@ def test_r16_private_only_partner_receives(sender: int) -> None:
     m = _match("private")
     events = m.apply(Signal(sender, "useless_hand"))
     partner = (sender + 2) % 4
+    # R16: the partner gets the signal; the sender hears back only what it sent.
     assert events == [{"type": "signal", "from_seat": sender, "signal": "useless_hand",
-                       "n": None, "to": [partner]}]
+                       "n": None, "to": [partner]},
+                      {"type": "signal_sent", "signal": "useless_hand", "n": None,
+                       "to": [sender]}]
     for s in range(4):
         got = view(m, s)["signals"]
         if s == partner:
@@ -135,7 +138,7 @@ def test_r15_bad_signals_are_invalid_and_change_nothing(signal: Signal) -> None:
     before = m.to_dict()
     with pytest.raises(InvalidAction) as err:
         m.apply(signal)
-    assert err.value.code == "invalid_action"
+    assert err.value.code == "invalid_field"
     assert m.to_dict() == before
 
 

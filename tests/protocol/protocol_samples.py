@@ -69,6 +69,7 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("resume", "client", p.Resume(id=9, token="s3cr3t", table="t-7f3a", last_seq=41)),
         ("ping", "client", p.Ping(id=2)),
         ("list_tables", "client", p.ListTables(id=3)),
+        ("list_tables_page", "client", p.ListTables(id=3, cursor="kwCrdDUyZTk", limit=20)),
         (
             "create_table",
             "client",
@@ -241,4 +242,20 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             ),
         ),
         ("ev_turn", "server", p.Event(table="t-7f3a", seq=31, event=p.Turn(seat=3))),
+        (
+            "ev_signal_sent",
+            "server",
+            p.Event(table="t-7f3a", seq=32, event=p.SignalSent(signal="aces", n=2)),
+        ),
+        (
+            "ok_resume",
+            "server",
+            p.Ok(id=9, result=p.ResumeResult(table="t-7f3a", seat=2, seq=41, snapshot=False,
+                                             replayed=3)),
+        ),
+        (
+            "error_conflict",
+            "server",
+            p.Error(id=12, code="conflict", message="the table kept changing; send it again"),
+        ),
     ]

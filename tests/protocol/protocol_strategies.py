@@ -59,6 +59,8 @@ def for_type(t: mi.Type) -> st.SearchStrategy[Any]:
         return _text(t)
     if isinstance(t, mi.LiteralType):
         return st.sampled_from(t.values)
+    if isinstance(t, mi.EnumType):
+        return st.sampled_from(list(t.cls))
     if isinstance(t, mi.UnionType):
         return st.one_of([for_type(x) for x in t.types])
     if isinstance(t, mi.ListType):

@@ -82,5 +82,6 @@ def test_catalogue_is_complete() -> None:
         "deal_scored",
         "match_over",
         "signal",
+        "signal_sent",
         "turn",
     }

@@ -48,14 +48,29 @@ class Hand:
             self.cards = list(event["view"]["hand"])
 
 
+#: Events that end a turn: once one of these follows a ``turn``, that turn is over.
+_TURN_ENDING = ("card_played", "chanter_vote", "chanter_discarded", "turn", "deal_scored",
+                "match_over")
+
+
+def _stale(client: NetClient, index: int, table: str) -> bool:
+    """Whether the turn announced at ``events[index]`` is already over (a later event of
+    the same table ended it: the seat played, a timer or bot played for it...)."""
+    return any(e.get("event") and e["table"] == table and e["event"]["type"] in _TURN_ENDING
+               for e in client.events[index + 1:])
+
+
 async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "last",
                    timeout: float = 60, after_seq: int | None = None,
                    max_plays: int | None = None) -> dict[str, Any] | None:
     """Play every turn of ``seat`` until the match ends; return the match_over payload.
 
-    It walks the event stream in order, so it never acts on a stale turn; turns numbered
-    ``after_seq`` or lower (already handled by the test itself) are only read. With
-    ``max_plays`` it returns None once it has played that many cards.
+    It walks the event stream in order and acts on each ``turn`` of its seat that is still
+    current (no later event ended it) and that this client has not acted on yet
+    (``client.acted_turns``, kept across reconnections), as a real client acting on its
+    model would: the server announces each turn exactly once. Turns numbered ``after_seq``
+    or lower are only read. With ``max_plays`` it returns None once it has played that
+    many cards.
     """
     hand = Hand()
     index = 0
@@ -72,19 +87,22 @@ async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "las
             kind = event["type"]
             if kind == "match_over":
                 return event
-            if kind == "turn" and event["seat"] == seat and (
-                    after_seq is None or entry["seq"] > after_seq):
-                phase = event.get("phase") or "play"
-                if phase == "chanter_discard":
-                    await _discard(client, table, hand)
-                elif phase == "chanter_vote":
-                    await client.call("chanter_vote", table=table, vote=True)
-                else:
-                    card = hand.cards[-1] if pick == "last" else hand.cards[0]
-                    await client.call("play", table=table, card=card)
-                    plays += 1
-                    if max_plays is not None and plays >= max_plays:
-                        return None
+            if (kind != "turn" or event["seat"] != seat or entry["seq"] in client.acted_turns
+                    or (after_seq is not None and entry["seq"] <= after_seq)
+                    or _stale(client, index - 1, table)):
+                continue
+            client.acted_turns.add(entry["seq"])
+            phase = event.get("phase") or "play"
+            if phase == "chanter_discard":
+                await _discard(client, table, hand)
+            elif phase == "chanter_vote":
+                await client.call("chanter_vote", table=table, vote=True)
+            else:
+                card = hand.cards[-1] if pick == "last" else hand.cards[0]
+                await client.call("play", table=table, card=card)
+                plays += 1
+                if max_plays is not None and plays >= max_plays:
+                    return None
 
 
 async def _discard(client: NetClient, table: str, hand: Hand) -> None:

@@ -36,7 +36,7 @@ async def test_a_slow_reader_is_dropped_and_resumes_whole(redis_url, key_prefix,
         slow.ws.transport.get_extra_info("socket").setsockopt(
             socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow.ws.transport.pause_reading()
-        peer = next(p for p in srv.hub.peers if p.player == slow.welcome["player_id"])
+        peer = next(p for p in srv.hub.clients if p.player_id == slow.welcome["player_id"])
         peer.ws.transport.get_extra_info("socket").setsockopt(
             socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         await boss.call("start", table=table)
@@ -75,7 +75,7 @@ async def test_turn_timer_plays_a_default_move(connect):
 
 async def test_finished_and_abandoned_tables_are_cleaned_up_but_records_stay(
         redis_url, key_prefix, redis_client):
-    settings = server_settings(redis_url, key_prefix, table_ttl_s=0)
+    settings = server_settings(redis_url, key_prefix, table_ttl_s=0, waiting_ttl_s=0)
     async with running(settings) as srv:
         url = f"ws://127.0.0.1:{srv.port}"
         boss = await NetClient.open(url, "Boss")
@@ -87,7 +87,7 @@ async def test_finished_and_abandoned_tables_are_cleaned_up_but_records_stay(
         await boss.close()          # the close handshake is over: nobody is connected
         # Sweep as of a moment past the TTL: the server may still be recording the
         # disconnect (activity "now"), which must not make the test depend on timing.
-        removed = await srv.hub.sweep(now=time.time() + 60)
+        removed = await srv.hub.lobby.sweep(now=time.time() + 60)
         assert set(removed) == {finished, idle}
         assert await srv.hub.store.load_table(finished) is None
         again = await NetClient.open(url, "Later")

@@ -21,11 +21,11 @@ async def test_keys_carry_prefix_and_table_hash_tag(own_valkey: ValkeyServer) ->
             await store.create_table(tid, b"doc")
             await store.commit(tid, 1, b"doc2", [(1, b"e")])
             await store.save_record(tid, b"rec")
+        await store.commit("t1", 2, b"doc3", reply=("p1", b"reply"), record=b"final")
         await store.read_log("t1", 0)
-        await store.save_player("p1", b"data")
-        await store.bind_token(hash_token("a"), "p1")
-        await store.bind_token(hash_token("b"), "p1")
-        await store.rotate_token(hash_token("a"), hash_token("c"))
+        await store.new_session("p1", "Ana", hash_token("a"), 600)
+        await store.resume_session("p1", hash_token("a"), hash_token("c"), grace_s=30,
+                                   ttl_s=600)
         await store.delete_table("t-2")
         await store.table_ids()
         await store.record_ids()
@@ -38,15 +38,15 @@ async def test_keys_carry_prefix_and_table_hash_tag(own_valkey: ValkeyServer) ->
             f"{prefix}:{{t:t1}}:doc",
             f"{prefix}:{{t:t1}}:log",
             f"{prefix}:{{t:t1}}:record",
+            f"{prefix}:{{t:t1}}:replies:p1",
         ]
         assert len({key_slot(k.encode()) for k in per_table if "{t:t1}" in k}) == 1
         assert key_slot(b"{t:t1}") == key_slot(f"{prefix}:{{t:t1}}:doc".encode())
-        tokens = [k for k in keys if ":{tok}:" in k]
-        assert len(tokens) == 2 and len({key_slot(k.encode()) for k in tokens}) == 1
-        assert set(keys) - set(per_table) - set(tokens) == {
+        # A session is one key: its token digests live inside it (no global token space).
+        assert set(keys) - set(per_table) == {
             f"{prefix}:tables",
             f"{prefix}:records",
-            f"{prefix}:{{pl:p1}}:player",
+            f"{prefix}:{{pl:p1}}:session",
         }
     finally:
         await client.aclose()

@@ -37,11 +37,12 @@ def _every_method(store: Store) -> list[Callable[[], Awaitable[object]]]:
         lambda: store.save_record("t", b"r"),
         lambda: store.load_record("t"),
         lambda: store.record_ids(),
-        lambda: store.save_player("p1", b"d"),
-        lambda: store.load_player("p1"),
-        lambda: store.bind_token(h1, "p1"),
-        lambda: store.player_for_token(h1),
-        lambda: store.rotate_token(h1, h2),
+        lambda: store.load_replies("t", "p1"),
+        lambda: store.new_session("p1", "Ana", h1, 60),
+        lambda: store.resume_session("p1", h1, h2, grace_s=30, ttl_s=60),
+        lambda: store.confirm_session("p1", h2, 60),
+        lambda: store.session_token("p1"),
+        lambda: store.touch_session("p1", 60),
     ]
 
 
@@ -54,7 +55,7 @@ async def test_stopped_server_then_restart_on_same_port_and_dir(
     restarted: ValkeyServer | None = None
     try:
         await store.create_table("t", b"v1")
-        await store.bind_token(hash_token("one"), "p1")
+        await store.new_session("p1", "Ana", hash_token("one"), 600)
 
         await asyncio.to_thread(own_valkey.stop)
         assert await asyncio.wait_for(store.ping(), timeout=6) is False
@@ -69,7 +70,7 @@ async def test_stopped_server_then_restart_on_same_port_and_dir(
         # the same client (stale pooled sockets and all) works again, data intact
         assert await store.ping() is True
         assert await store.load_table("t") == (1, b"v1")
-        assert await store.player_for_token(hash_token("one")) == "p1"
+        assert await store.session_token("p1") == hash_token("one")
         assert await store.commit("t", 1, b"v2", [(1, b"e")]) == 2
     finally:
         await client.aclose()

@@ -121,7 +121,7 @@ async def test_ids_that_would_break_the_hash_tag_are_refused(store: Store, bad: 
     with pytest.raises(ValueError):
         await store.create_table(bad, b"doc")
     with pytest.raises(ValueError):
-        await store.save_player(bad, b"data")
+        await store.new_session(bad, "Ana", "0" * 64, 60)
 
 
 def test_prefix_is_validated(redis_client: aioredis.Redis) -> None:

@@ -1,6 +1,6 @@
 """Benchmark the protocol codec against bare msgpack on the same data, in the same run.
 
-    .venv/bin/python bench/protocol.py
+    .venv/bin/python bench/codec.py
 
 Prints one JSON object. ``us_per_message`` is encode + decode + validate through
 ``protocol`` (typed structs, every constraint checked) for a typical mix: a ``play``

@@ -1,0 +1,136 @@
+"""The ``result`` map of each command's ``ok`` reply, as typed structs.
+
+The server builds these (never loose dicts) and :data:`RESULT_TYPES` says which command
+answers with which, so the conformance tests check every ``ok`` against its type and
+docs/PROTOCOL.md's command table cannot drift from the code. On the wire a result is a
+plain map; a client may decode it with :func:`decode_result` or read it as a dict.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
+
+from . import limits
+from .fields import Count, JoinCode, Seat, Seq, TableId
+from .views import TableInfo
+
+
+class Result(msgspec.Struct, kw_only=True):
+    """Base of every ``ok`` result."""
+
+
+class TableResult(Result):
+    """``start``, ``play``, ``chanter_vote``, ``discard``, ``signal``: the table acted on."""
+
+    table: TableId
+
+
+class SeatResult(Result):
+    """``join``, ``add_bot``, ``remove_bot``: the seat taken, filled or emptied."""
+
+    table: TableId
+    seat: Seat
+
+
+class CreateResult(Result):
+    """``create_table``: the new table, the creator's seat (0) and a private table's code."""
+
+    table: TableId
+    seat: Seat
+    code: JoinCode | None = None
+
+
+class LeaveResult(Result):
+    """``leave``: the seat given up, or nil when you were watching."""
+
+    table: TableId
+    seat: Seat | None = None
+
+
+class SpectateResult(Result):
+    """``spectate``: ``seq`` is your sequence number at the table (your snapshot's)."""
+
+    table: TableId
+    seq: Seq
+
+
+class ResumeResult(Result):
+    """``resume``: your seat (nil when watching), the sequence number the replay or the
+    snapshot brings you to, whether it is a snapshot, and how many events are replayed."""
+
+    table: TableId
+    seat: Seat | None
+    seq: Seq
+    snapshot: bool
+    replayed: Count
+
+
+class SeatRef(msgspec.Struct, kw_only=True):
+    """A seat of yours: what to resume after a restart."""
+
+    table: TableId
+    seat: Seat
+
+
+class TablesPage(Result):
+    """``list_tables``: one page of the lobby, your seats, and the cursor of the next page
+    (nil on the last one)."""
+
+    tables: Annotated[list[TableInfo], Meta(max_length=limits.MAX_PAGE_TABLES)]
+    seats: list[SeatRef]
+    next: str | None = None
+
+
+class RecordResult(Result):
+    """``get_record``: the R17 match record of a finished match."""
+
+    table: TableId
+    record: dict[str, Any]
+
+
+#: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
+#: replies, ``welcome`` and ``pong``).
+RESULT_TYPES: dict[str, type[Result]] = {
+    "create_table": CreateResult,
+    "join": SeatResult,
+    "leave": LeaveResult,
+    "add_bot": SeatResult,
+    "remove_bot": SeatResult,
+    "spectate": SpectateResult,
+    "start": TableResult,
+    "play": TableResult,
+    "chanter_vote": TableResult,
+    "discard": TableResult,
+    "signal": TableResult,
+    "resume": ResumeResult,
+    "list_tables": TablesPage,
+    "get_record": RecordResult,
+}
+
+
+def decode_result(command_type: str, result: Any) -> Result:
+    """Validate an ``ok`` result (a decoded map) as the struct of ``command_type``.
+
+    Raises ``msgspec.ValidationError`` when it does not fit, ``KeyError`` for a command
+    that has no ``ok`` result.
+    """
+    return msgspec.convert(result, RESULT_TYPES[command_type])
+
+
+__all__ = [
+    "RESULT_TYPES",
+    "CreateResult",
+    "LeaveResult",
+    "RecordResult",
+    "Result",
+    "ResumeResult",
+    "SeatRef",
+    "SeatResult",
+    "SpectateResult",
+    "TableResult",
+    "TablesPage",
+    "decode_result",
+]

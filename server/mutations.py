@@ -1,0 +1,291 @@
+"""What each table command does to a table's working copy: pure, typed, no I/O.
+
+Every function takes a :class:`Work` (a copy of the table's document and match, made by the
+actor in :mod:`.table`), checks everything it needs, changes the copy, records the events
+it caused and returns the command's typed ``ok`` result. A refusal raises an
+:class:`~protocol.AluetteError` (a ``CommandError`` here, a ``RuleError`` from the engine);
+the copy is then thrown away, so a refused command changes nothing. Nothing here knows a
+connection, a lock or Redis exists: the actor commits the copy, then replies, then fans out.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import protocol
+from protocol import CommandError, ErrorCode, EventPayload
+from protocol.fields import BotLevel
+from protocol.results import LeaveResult, SeatResult, TableResult
+from server.game import Action, Match
+from server.game.record import export_record
+
+from .tablestate import SeatState, TableState
+
+#: Bots get a name of the west coast by seat, so players can tell them apart.
+BOT_NAMES = ("Anne", "Yann", "Soizic", "Loïc")
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    """One event of a command: its typed payload and who may see it (None: everyone at the
+    table; otherwise these seats only, R8, R9, R16)."""
+
+    payload: EventPayload
+    to: tuple[int, ...] | None = None
+
+
+@dataclass(slots=True)
+class Work:
+    """A command's working copy: the document and match to store if it succeeds, and the
+    events it caused, in order."""
+
+    state: TableState
+    match: Match | None
+    spectators: int = 0
+    now: float = 0.0
+    events: list[Emitted] = field(default_factory=list)
+
+    def emit(self, payload: EventPayload, to: tuple[int, ...] | None = None) -> None:
+        self.events.append(Emitted(payload, to))
+
+    def table_changed(self) -> None:
+        self.emit(protocol.TableChanged(table=self.state.info(self.spectators)))
+
+    def apply(self, action: Action) -> None:
+        """Apply an engine action; its events become typed payloads here, at the boundary
+        (the engine speaks plain data, the shell speaks protocol structs)."""
+        assert self.match is not None
+        for raw in self.match.apply(action):
+            self.emit_engine(raw)
+
+    def emit_engine(self, raw: dict[str, Any]) -> None:
+        to = raw.pop("to", None)
+        if raw["type"] == "match_over":
+            raw["record"] = self.record()
+        self.emit(protocol.event_from_dict(raw), tuple(to) if to is not None else None)
+
+    def record(self) -> dict[str, Any]:
+        """The R17 record of the match, with the seats' names."""
+        assert self.match is not None
+        return export_record(self.match, [s.name or f"Seat {i}"
+                                          for i, s in enumerate(self.state.seats)])
+
+
+def new_table(table_id: str, player: str, player_name: str, cmd: protocol.CreateTable,
+              now: float, max_bot_budget: float) -> TableState:
+    """A new table with its creator in seat 0; its seed is secret (it predicts every hand).
+
+    The table's ``bot_budget`` is capped by the server (``--max-bot-budget``): how hard
+    bots think is the server's cost, not only the table's choice.
+    """
+    options = cmd.options
+    if options.bot_budget > max_bot_budget:
+        options = protocol.TableOptions(**{**protocol.to_dict(options),
+                                           "bot_budget": max_bot_budget})
+    state = TableState(
+        id=table_id,
+        name=protocol.clean_text(cmd.name or f"{player_name}'s table")[: protocol.MAX_NAME_LEN],
+        options=options,
+        private=cmd.private,
+        code="".join(secrets.choice(CODE_ALPHABET) for _ in range(6)) if cmd.private else None,
+        creator=player,
+        seed=secrets.randbits(63),
+        created_at=now,
+        last_activity=now,
+    )
+    try:
+        state.engine_options()
+    except ValueError as exc:
+        raise CommandError(ErrorCode.INVALID_FIELD, str(exc)) from None
+    state.seats[0] = SeatState(kind="human", name=player_name, player=player, connected=True)
+    return state
+
+
+# ---------------------------------------------------------------------------- lobby
+
+
+def _need_waiting(work: Work, what: str) -> None:
+    if work.state.status != "waiting":
+        raise CommandError(ErrorCode.WRONG_PHASE, f"cannot {what}: the match has started")
+
+
+def _need_seated(work: Work, player: str) -> int:
+    seat = work.state.seat_of(player)
+    if seat is None:
+        raise CommandError(ErrorCode.NOT_SEATED, "you have no seat at this table")
+    return seat
+
+
+def _may_manage(work: Work, player: str) -> None:
+    """``add_bot``/``remove_bot``: the creator, or anyone seated at the table."""
+    if work.state.seat_of(player) is None and work.state.creator != player:
+        raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+
+
+def join(work: Work, player: str, name: str, seat: int | None, code: str | None) -> SeatResult:
+    state = work.state
+    mine = state.seat_of(player)
+    if mine is not None:
+        return SeatResult(table=state.id, seat=mine)
+    if state.private and code != state.code:
+        raise CommandError(ErrorCode.BAD_CODE, "wrong or missing join code")
+    _need_waiting(work, "join")
+    empty = [i for i, s in enumerate(state.seats) if s.kind == "empty"]
+    if not empty:
+        raise CommandError(ErrorCode.TABLE_FULL, "all four seats are taken")
+    if seat is None:
+        seat = empty[0]
+    elif seat not in empty:
+        raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken",
+                           details={"seat": seat})
+    state.seats[seat] = SeatState(kind="human", name=name, player=player, connected=True)
+    work.table_changed()
+    if state.options.auto_start and all(s.kind != "empty" for s in state.seats):
+        begin_match(work)
+        work.table_changed()
+    return SeatResult(table=state.id, seat=seat)
+
+
+def leave(work: Work, player: str) -> LeaveResult:
+    """Before the match a seat is freed; during it a bot of the table's level takes it."""
+    state = work.state
+    seat = state.seat_of(player)
+    if seat is None:
+        raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+    if state.status == "waiting":
+        state.seats[seat] = SeatState()
+    elif state.status == "playing":
+        state.seats[seat] = SeatState(kind="bot", name=f"bot ({state.seats[seat].name})",
+                                      level=state.options.bot_level)
+    else:  # a finished table: the seat is simply given up
+        state.seats[seat] = SeatState()
+    work.table_changed()
+    return LeaveResult(table=state.id, seat=seat)
+
+
+def add_bot(work: Work, player: str, seat: int, level: BotLevel) -> SeatResult:
+    state = work.state
+    _may_manage(work, player)
+    _need_waiting(work, "add a bot")
+    if state.seats[seat].kind != "empty":
+        raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken", details={"seat": seat})
+    state.seats[seat] = SeatState(kind="bot", name=BOT_NAMES[seat], level=level)
+    work.table_changed()
+    if state.options.auto_start and all(s.kind != "empty" for s in state.seats):
+        begin_match(work)
+        work.table_changed()
+    return SeatResult(table=state.id, seat=seat)
+
+
+def remove_bot(work: Work, player: str, seat: int) -> SeatResult:
+    state = work.state
+    _may_manage(work, player)
+    _need_waiting(work, "remove a bot")
+    if state.seats[seat].kind != "bot":
+        raise CommandError(ErrorCode.INVALID_FIELD, f"seat {seat} has no bot",
+                           details={"field": "$.seat"})
+    state.seats[seat] = SeatState()
+    work.table_changed()
+    return SeatResult(table=state.id, seat=seat)
+
+
+def start(work: Work, player: str) -> TableResult:
+    """The creator starts the match; empty seats are filled with bots of the table's level.
+
+    If the creator has left the table, any seated player may start it.
+    """
+    state = work.state
+    creator_seated = state.seat_of(state.creator) is not None
+    if state.creator != player and (creator_seated or state.seat_of(player) is None):
+        raise CommandError(ErrorCode.NOT_CREATOR, "only the table's creator can start it")
+    if state.status != "waiting":
+        raise CommandError(ErrorCode.NOT_READY, f"the table is {state.status}, not waiting")
+    for i, s in enumerate(state.seats):
+        if s.kind == "empty":
+            state.seats[i] = SeatState(kind="bot", name=BOT_NAMES[i], level=state.options.bot_level)
+    begin_match(work)
+    work.table_changed()
+    return TableResult(table=state.id)
+
+
+def begin_match(work: Work) -> None:
+    """Deal the first hand (R6-R8); with the partner draw (R7) everyone moves to their seat."""
+    state = work.state
+    match, events = Match.new(state.engine_options(), state.seed)
+    if match.options.partner_draw:
+        moved = [SeatState()] * 4
+        for old, new in enumerate(match.seating):
+            moved[new] = state.seats[old]
+        state.seats = moved
+    state.status = "playing"
+    for p in state.humans():
+        if p not in state.members:
+            state.members.append(p)
+    work.match = match
+    for raw in events:
+        work.emit_engine(raw)
+
+
+# ---------------------------------------------------------------------------- the game
+
+
+def game_action(work: Work, player: str, cmd: protocol.Command) -> TableResult:
+    """play, chanter_vote, discard, signal: the engine decides (R9-R16)."""
+    from server.game import ChanterVote, Discard, Play, Signal
+
+    seat = _need_seated(work, player)
+    if work.match is None:
+        raise CommandError(ErrorCode.WRONG_PHASE, "the match has not started")
+    action: Action
+    if isinstance(cmd, protocol.Play):
+        action = Play(seat, cmd.card)
+    elif isinstance(cmd, protocol.ChanterVote):
+        action = ChanterVote(seat, cmd.vote)
+    elif isinstance(cmd, protocol.Discard):
+        action = Discard(seat, tuple(cmd.cards))
+    elif isinstance(cmd, protocol.Signal):
+        action = Signal(seat, cmd.signal, cmd.n)
+    else:  # pragma: no cover - the dispatcher sends only these four here
+        raise CommandError(ErrorCode.UNKNOWN_TYPE, f"{type(cmd).__name__} is not a game action")
+    work.apply(action)
+    return TableResult(table=work.state.id)
+
+
+def bot_action(work: Work, seat: int, action: Action) -> None:
+    """A bot's (or a timer's) move for ``seat``; the actor checked it is still that turn."""
+    work.apply(action)
+
+
+# ---------------------------------------------------------------------------- presence
+
+
+def connection_change(work: Work, seat: int, connected: bool) -> None:
+    """A seated human's first connection came, or their last one went: an event, but only
+    when it is news (a resume of a connected seat must not tell the table anything).
+
+    No ``turn`` is repeated here: the returning seat's replay or snapshot already says whose
+    turn it is, and a second ``turn`` for one turn would make a client act twice.
+    """
+    s = work.state.seats[seat]
+    if s.kind != "human" or s.connected == connected:
+        return
+    s.connected = connected
+    s.disconnected_at = None if connected else work.now
+    came_back = connected and s.takeover
+    if came_back:
+        s.takeover = False
+    work.emit(protocol.PlayerConnected(seat=seat) if connected
+              else protocol.PlayerDisconnected(seat=seat))
+    work.table_changed()
+
+
+def takeover(work: Work, seat: int, player: str) -> None:
+    """The grace period ran out: a bot plays the seat until its human comes back."""
+    s = work.state.seats[seat]
+    if s.kind != "human" or s.player != player or s.takeover or s.connected:
+        return
+    s.takeover = True
+    work.table_changed()

@@ -1,0 +1,186 @@
+"""Connections: bytes in, bytes out, and nothing ever waits on a peer that does not read.
+
+websockets writes without limit in two places we do not control: its automatic PONG
+replies (a client that sends PINGs and never reads grows our write buffer forever) and
+``broadcast()``. And its ``close()`` and keepalive wait on a drain that has no timeout, so a
+peer that stops reading can never be closed. :class:`GuardedConnection` bounds all three:
+every drain the library waits on times out (then the connection is aborted), a write
+buffer past ``max_send_buffer`` aborts the connection, and PINGs are rate-limited.
+
+:class:`Client` is one connection as the rest of the server sees it: a player, a sans-I/O
+:class:`~protocol.session.ServerSession` that decides every reply, and ``send``/``drop``
+that never block. ``serve_connection`` is its whole life: hello within the timeout, then
+one frame at a time through the session and the dispatcher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+
+from protocol import CloseCode
+from protocol.session import RateLimiter, Send, ServerSession
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class WireLimits:
+    max_send_buffer: int
+    drain_timeout_s: float
+    close_timeout_s: float
+    max_pings_per_second: float
+
+
+class ConnectionCount:
+    """Every open TCP connection, from the accept (before any handshake or hello)."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+
+
+class GuardedConnection(ServerConnection):
+    """websockets' server connection with every wait on the peer bounded."""
+
+    limits: WireLimits
+    count: ConnectionCount
+
+    def __init__(self, *args: Any, limits: WireLimits, count: ConnectionCount,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.limits = limits
+        self.count = count
+        self.client_address = ""     # set by the handshake (after X-Forwarded-For)
+        #: Set by the handshake when a limit refuses this connection (closed at once).
+        self.refusal: tuple[CloseCode, str] | None = None
+        self._pings = RateLimiter(limits.max_pings_per_second,
+                                  max(1, int(limits.max_pings_per_second * 4)), 2,
+                                  time.monotonic())
+
+    # -- accounting from the TCP accept
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self.count.total += 1
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.count.total -= 1
+        if self.client_address:
+            self.count.by_address[self.client_address] -= 1
+            if self.count.by_address[self.client_address] <= 0:
+                del self.count.by_address[self.client_address]
+        super().connection_lost(exc)
+
+    # -- bounded waits
+    async def drain(self) -> None:
+        """A drain that waits longer than ``drain_timeout_s`` fails, and the library then
+        aborts the connection (keepalive pings and close() both drain)."""
+        async with asyncio.timeout(self.limits.drain_timeout_s):
+            await super().drain()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self.check_buffer()
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode is Opcode.PING:
+            self._pings.allow(time.monotonic())
+            if self._pings.over_hard_limit:
+                log.warning("%s: ping flood; aborting the connection", self.client_address)
+                self.transport.abort()
+                return
+        super().process_event(event)
+
+    def buffered(self) -> int:
+        transport = self.transport
+        return transport.get_write_buffer_size() if transport is not None else 0
+
+    def check_buffer(self) -> bool:
+        """False, and the connection aborted, once unsent bytes pass the bound."""
+        if self.buffered() > self.limits.max_send_buffer:
+            log.info("%s: %d bytes unsent; aborting", self.client_address, self.buffered())
+            self.transport.abort()
+            return False
+        return True
+
+
+class Client:
+    """One connection as tables and sessions see it (a :class:`~server.viewer.Viewer`)."""
+
+    def __init__(self, ws: GuardedConnection, session: ServerSession,
+                 spawn: Callable[[str, Awaitable[Any]], Any]) -> None:
+        self.ws = ws
+        self.session = session
+        self.address = ws.client_address
+        self.player_id: str | None = None
+        self.token: str | None = None
+        self.name = ""
+        self.retiring = False
+        self.tables: set[str] = set()
+        self.dropped = False
+        self._spawn = spawn
+        self._closing: Any = None
+
+    @property
+    def player(self) -> str:
+        assert self.player_id is not None
+        return self.player_id
+
+    @property
+    def open(self) -> bool:
+        return not self.dropped and self.ws.protocol.state is State.OPEN
+
+    def send(self, out: Send | None) -> None:
+        if out is not None:
+            self.send_all((out,))
+
+    def send_all(self, outs: Iterable[Send]) -> None:
+        """Write frames now, in order, without waiting; a peer too far behind is closed
+        (4008) and resumes later."""
+        if not self.open:
+            return
+        for out in outs:
+            broadcast((self.ws,), out.frame)
+            if self.ws.buffered() > self.ws.limits.max_send_buffer:
+                self.drop(CloseCode.SLOW_READER, "too far behind; reconnect and resume")
+                return
+
+    def drop(self, code: CloseCode, reason: str) -> None:
+        """Close soon: a close handshake bounded by ``close_timeout_s``, else an abort. A
+        peer whose buffer is already full is aborted at once (it could not read the close
+        frame anyway)."""
+        if self.dropped:
+            return
+        self.dropped = True
+        log.info("closing %s (%s): %s %s", self.player_id, self.address, int(code), reason)
+        if not self.ws.check_buffer():
+            return
+        self._closing = self._spawn(f"close {self.address}", self._close(code, reason))
+
+    async def _close(self, code: CloseCode, reason: str) -> None:
+        try:
+            async with asyncio.timeout(self.ws.limits.close_timeout_s):
+                await self.ws.close(int(code), reason)
+        except (TimeoutError, ConnectionClosed, OSError):
+            pass
+        finally:
+            if self.ws.transport is not None and not self.ws.transport.is_closing():
+                self.ws.transport.abort()
+
+    async def finish(self) -> None:
+        """The handler is returning: let a close this side started end first (else the
+        library would close with 1000 and the peer never learn why)."""
+        if self._closing is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(self._closing)
