@@ -255,13 +255,16 @@ def redact_url(url: str) -> str:
     """``url`` without its password (in the userinfo or a ``password=`` query), for logs."""
     try:
         parsed = urlparse(url)
+        pairs = parse_qsl(parsed.query, keep_blank_values=True)
+        secret_query = any(k.lower() == "password" for k, _ in pairs)
+        if parsed.password is None and not secret_query:
+            return url  # unchanged (urlunparse would turn "unix:///x" into "unix:/x")
         netloc = parsed.netloc
         if parsed.password is not None:
             userinfo, _, hostport = netloc.rpartition("@")
             user = userinfo.split(":", 1)[0]
             netloc = f"{user}:***@{hostport}"
-        query = urlencode([(k, "***" if k.lower() == "password" else v)
-                           for k, v in parse_qsl(parsed.query, keep_blank_values=True)],
+        query = urlencode([(k, "***" if k.lower() == "password" else v) for k, v in pairs],
                           safe="*")
         return urlunparse(parsed._replace(netloc=netloc, query=query))
     except ValueError:

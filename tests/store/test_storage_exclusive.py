@@ -7,6 +7,7 @@ reused the old port, so whoever took that port meanwhile received the server's w
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,19 @@ async def test_the_lock_is_released_on_a_clean_stop(tmp_path: Path) -> None:
         await storage.store.create_table("t", b"d")
     async with open_storage(StorageConfig(data_dir=data)) as storage:
         assert await storage.store.load_table("t") == (1, b"d")
+
+
+async def test_only_a_store_is_ever_signalled_not_a_recycled_pid(tmp_path: Path) -> None:
+    """The pid file names a process that is not a store (the pid was recycled), running in
+    the data directory even: it is left alone, and its port is not reused."""
+    data = tmp_path / "data"
+    data.mkdir()
+    bystander = await asyncio.create_subprocess_exec("sleep", "60", cwd=data)
+    try:
+        (data / PIDFILE).write_text(f"{bystander.pid} 1\n")
+        async with open_storage(StorageConfig(data_dir=data)) as storage:
+            assert bystander.returncode is None and alive(bystander.pid)
+            assert storage.embedded is not None and storage.embedded.port != 1
+    finally:
+        bystander.kill()
+        await bystander.wait()

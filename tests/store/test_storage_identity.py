@@ -184,3 +184,23 @@ async def test_redis_url_replaced_by_another_server_is_never_written_to(
             assert await storage.store.commit("t", 1, b"v2", [(1, b"e")]) == 2
         finally:
             await asyncio.to_thread(back.stop)
+
+
+async def test_redis_url_over_a_unix_socket_is_guarded_too(tmp_path: Path) -> None:
+    sock = tmp_path / "v.sock"
+    server = ValkeyServer(port=0, data_dir=tmp_path / "unix", unix_socket_path=sock)
+    await asyncio.to_thread(server.start, 20)
+    try:
+        cfg = StorageConfig(redis_url=f"unix://{sock}", key_prefix="ux")
+        async with open_storage(cfg) as storage:
+            assert storage.url_for_logs() == f"unix://{sock}"
+            assert await storage.check() is True
+            await storage.store.save_player("p1", b"d")
+            assert await storage.store.load_player("p1") == b"d"
+            await storage.store.redis.set(identity_key("ux"), "0" * 32)  # as if replaced
+            await storage.store.redis.connection_pool.disconnect()
+            assert await storage.check() is False
+            with pytest.raises(StorageUnavailable):
+                await storage.store.load_player("p1")
+    finally:
+        await asyncio.to_thread(server.stop)

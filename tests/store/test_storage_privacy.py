@@ -122,3 +122,5 @@ def test_redact_url_hides_every_password() -> None:
     assert redact_url("rediss://user:s3cret@h/0") == "rediss://user:***@h/0"
     assert "s3cret" not in redact_url("redis://h:1/0?password=s3cret&db=1")
     assert redact_url("redis://127.0.0.1:6379") == "redis://127.0.0.1:6379"
+    assert redact_url("unix:///run/redis.sock?db=1") == "unix:///run/redis.sock?db=1"
+    assert "s3cret" not in redact_url("unix://:s3cret@/run/redis.sock")

@@ -9,6 +9,7 @@ import pytest
 
 from server.store import EmbeddedStore, EmbeddedStoreError, StorageUnavailable, Store, connect
 from server.store import embedded as embedded_module
+from tests.store.runtime_kit import Stranger
 
 needs_redis_server = pytest.mark.skipif(
     shutil.which("redis-server") is None, reason="redis-server not on PATH"
@@ -122,3 +123,33 @@ def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.Mo
     assert not embedded.running
     with pytest.raises(EmbeddedStoreError):
         _ = embedded.url
+
+
+async def test_a_port_taken_between_pick_and_bind_is_skipped_and_never_dialled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race behind issue 10's finding 4: someone binds the port after it was picked and
+    before the store binds it. The store fails to bind and a new port is tried; readiness
+    comes from the store's own log, so the taker (who answers PING) is never dialled."""
+    stranger = Stranger()
+    await stranger.listen(0)
+    assert stranger._server is not None
+    taken = stranger._server.sockets[0].getsockname()[1]
+    real_pick = embedded_module._pick_port
+    picks: list[int] = []
+
+    def pick(exclude: set[int]) -> int:
+        port = taken if not picks else real_pick(exclude)
+        picks.append(port)
+        return port
+
+    monkeypatch.setattr(embedded_module, "_pick_port", pick)
+    try:
+        async with EmbeddedStore(tmp_path / "data") as embedded:
+            assert picks[0] == taken and embedded.port == picks[1] != taken
+            client = await connect(embedded.url, password=embedded.password)
+            assert await client.ping() is True
+            await client.aclose()
+        assert stranger.connections == 0
+    finally:
+        await stranger.close()
