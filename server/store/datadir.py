@@ -39,11 +39,14 @@ def make_private_dir(path: Path) -> None:
 
 
 def tighten_modes(root: Path) -> list[str]:
-    """Make ``root`` and every directory under it 0700 and every regular file 0600.
+    """Make ``root`` and every directory under it 0700, and take every permission away
+    from group and others on every regular file under it (a 0644 file becomes 0600).
 
-    Symlinks are neither followed nor changed (a link inside the data directory must not
-    let us chmod something outside it). Returns the paths that could not be changed (not
-    ours, read-only file system), which the caller logs; it never raises for one file.
+    Only group/other bits are removed from files, so a data directory pointed by mistake
+    at a directory of scripts keeps them executable by their owner. Symlinks are neither
+    followed nor changed (a link inside the data directory must not let us chmod something
+    outside it). Returns the paths that could not be changed (not ours, read-only file
+    system), which the caller logs; it never raises for one file.
     """
     failed: list[str] = []
 
@@ -65,7 +68,7 @@ def tighten_modes(root: Path) -> list[str]:
             if stat.S_ISDIR(st.st_mode):
                 fix(path, DIR_MODE, st)
             elif stat.S_ISREG(st.st_mode):
-                fix(path, FILE_MODE, st)
+                fix(path, stat.S_IMODE(st.st_mode) & 0o700, st)
     return failed
 
 

@@ -420,6 +420,10 @@ class EmbeddedStore:
                     time.sleep(delay)  # polling our child's readiness
             finally:
                 steps.close()
+        except OSError as exc:
+            if first:
+                self._lock.release()
+            raise self._os_error(exc) from exc
         except BaseException:
             if first:
                 self._lock.release()
@@ -446,10 +450,18 @@ class EmbeddedStore:
                     await asyncio.sleep(delay)  # polling our child's readiness
             finally:
                 steps.close()
+        except OSError as exc:
+            if first:
+                self._lock.release()
+            raise self._os_error(exc) from exc
         except BaseException:
             if first:
                 self._lock.release()
             raise
+
+    def _os_error(self, exc: OSError) -> EmbeddedStoreError:
+        """A file-system failure (permissions, disk full) as one line for the operator."""
+        return EmbeddedStoreError(f"cannot run the embedded store in {self.data_dir}: {exc}")
 
     def _prepare(self) -> None:
         """Everything before the spawn: lock, privacy, orphans, password (blocking I/O)."""

@@ -16,7 +16,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from server.store.errors import DataDirInUse
+from server.store.errors import DataDirInUse, StorageStartupError
 
 LOCK_FILE = "aluette.lock"
 
@@ -42,13 +42,19 @@ class DataDirLock:
         if self._fd is not None:
             return
         # O_CREAT without O_TRUNC: a refused caller must not alter the owner's file.
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise StorageStartupError(f"cannot open the lock file {self.path}: {exc}") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _read_pid(fd)
             os.close(fd)
             raise DataDirInUse(str(self.data_dir), holder) from None
+        except OSError as exc:  # e.g. a file system without flock: never run unlocked
+            os.close(fd)
+            raise StorageStartupError(f"cannot lock {self.path}: {exc}") from exc
         except BaseException:
             os.close(fd)
             raise

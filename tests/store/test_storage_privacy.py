@@ -18,9 +18,9 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import AuthenticationError, ResponseError
 
-from server.store import StorageConfig, open_storage
+from server.store import EmbeddedStoreError, StorageConfig, open_storage
 from server.store.client import redact_url
-from server.store.datadir import PASSWORD_FILE
+from server.store.datadir import PASSWORD_FILE, tighten_modes
 from server.store.embedded import CONFIG_FILE, LOG_FILE
 from tests.store.runtime_kit import modes_under, proc_file, wait_gone, wait_until
 
@@ -124,3 +124,22 @@ def test_redact_url_hides_every_password() -> None:
     assert redact_url("redis://127.0.0.1:6379") == "redis://127.0.0.1:6379"
     assert redact_url("unix:///run/redis.sock?db=1") == "unix:///run/redis.sock?db=1"
     assert "s3cret" not in redact_url("unix://:s3cret@/run/redis.sock")
+
+
+def test_tightening_keeps_the_owner_bits_of_a_stray_file(tmp_path: Path) -> None:
+    """A data directory pointed by mistake at a directory of scripts makes them private
+    without making them unusable for their owner."""
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    os.chmod(script, 0o755)
+    assert tighten_modes(tmp_path) == []
+    assert modes_under(tmp_path)["run.sh"] == 0o700
+
+
+async def test_an_unusable_data_dir_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(EmbeddedStoreError) as info:
+        async with open_storage(StorageConfig(data_dir=tmp_path / "file" / "data")):
+            pytest.fail("started in a data directory that cannot exist")
+    message = str(info.value)
+    assert "\n" not in message and str(tmp_path / "file" / "data") in message
