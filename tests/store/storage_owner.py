@@ -66,7 +66,7 @@ async def main() -> int:
     parser.add_argument("--no-pdeathsig", action="store_true")
     args = parser.parse_args()
     if args.no_pdeathsig:
-        embedded_module._pdeathsig_supported = lambda: False  # type: ignore[attr-defined]
+        embedded_module._pdeathsig_supported = lambda: False
     cfg = StorageConfig(redis_url=args.redis_url, data_dir=args.data_dir,
                         key_prefix=args.key_prefix)
     try:
