@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
 
 from server.store import scripts
 from server.store.client import unavailable_on_error
@@ -72,6 +73,19 @@ class Store:
     @property
     def prefix(self) -> str:
         return self.keys.prefix
+
+    def rebind(self, redis: aioredis.Redis) -> None:
+        """Use ``redis`` from now on (the embedded store was restarted on a new port).
+
+        Every registered Lua script is registered again on the new client, found by type
+        rather than by name so that scripts added later are never left on the old client.
+        The caller closes the old client afterwards; calls in flight on it fail as
+        ``StorageUnavailable``, as they would in any outage.
+        """
+        self.redis = redis
+        for name, value in list(vars(self).items()):
+            if isinstance(value, AsyncScript):
+                setattr(self, name, redis.register_script(value.script))
 
     async def ping(self) -> bool:
         """True if Redis answers PING; for health checks, so it never raises."""

