@@ -86,7 +86,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     doc = os.urandom(args.doc_bytes)
     with tempfile.TemporaryDirectory(prefix="aluette-bench-") as tmp:
         async with EmbeddedStore(Path(tmp), appendfsync=args.appendfsync) as embedded:
-            client = await connect(embedded.url)
+            client = await connect(embedded.url, password=embedded.password)
             try:
                 store = Store(client, "aluette-bench")
                 lat = await _latencies(store, args.iterations, doc)

@@ -17,6 +17,7 @@ import ipaddress
 import json
 import logging
 import signal
+import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ from websockets.http11 import Request, Response
 
 import protocol
 from protocol import CloseCode
-from server.store import EmbeddedStore, Store, connect
+from server.store import StorageConfig, StoreError, open_storage
 
 from .config import Settings, parse_settings
 from .dispatch import serve_connection
@@ -100,29 +101,17 @@ async def _handler(hub: Hub, ws: ServerConnection) -> None:
     await serve_connection(hub, ws)
 
 
-@contextlib.asynccontextmanager
-async def storage(settings: Settings) -> AsyncIterator[tuple[Store, str]]:
-    """Redis at ``redis_url``, or the embedded Valkey with its files in ``data_dir``."""
-    embedded: EmbeddedStore | None = None
-    url = settings.redis_url
-    if not url:
-        embedded = EmbeddedStore(settings.data_dir)
-        await asyncio.to_thread(embedded.start)
-        url = embedded.url
-        log.info("embedded store at %s (data in %s)", url, settings.data_dir)
-    client = await connect(url)
-    try:
-        yield Store(client, settings.key_prefix), url
-    finally:
-        await client.aclose()
-        if embedded is not None:
-            await asyncio.to_thread(embedded.stop)
+def storage_config(settings: Settings) -> StorageConfig:
+    return StorageConfig(redis_url=settings.redis_url, data_dir=settings.data_dir,
+                         key_prefix=settings.key_prefix)
 
 
 @contextlib.asynccontextmanager
 async def running(settings: Settings) -> AsyncIterator[Running]:
     """The whole server, started in order and stopped in reverse."""
-    async with storage(settings) as (store, url), Hub(store, settings) as hub:
+    async with open_storage(storage_config(settings)) as storage, \
+            Hub(storage.store, settings, storage) as hub:
+        log.info("storage: %s (%s)", storage.url_for_logs(), storage.backend)
         limits = WireLimits(settings.max_send_buffer, settings.drain_timeout_s,
                             settings.close_timeout_s, settings.max_pings_per_second)
         async with serve(
@@ -141,7 +130,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         ) as server:
             port = server.sockets[0].getsockname()[1]
             try:
-                yield Running(hub, server, port, url)
+                yield Running(hub, server, port, storage.url_for_logs())
             finally:
                 # Stop listening, refuse commands, let stored work finish, then tell
                 # clients we are going away (they resume with their tokens).
@@ -175,7 +164,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(argv)
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    asyncio.run(run(settings))
+    try:
+        asyncio.run(run(settings))
+    except StoreError as exc:
+        # Refused storage (data directory in use, a store that is not ours, an empty store
+        # where the data directory says there was data, no store at all): one clear line.
+        print(f"aluette-server: {exc}", file=sys.stderr, flush=True)
+        return 2
     return 0
 
 

@@ -222,15 +222,7 @@ async def connect(
     The policy is ``make_client``'s. With ``check`` (the default) the server is PINGed
     once so a wrong URL fails at startup with ``StorageUnavailable`` rather than on the
     first player's move. No identity check: the server itself uses ``open_storage``.
-
-    Transitional: a URL of an embedded store this process runs, without a password,
-    authenticates with that store's password (for the shell that predates
-    ``open_storage`` and calls ``connect(embedded.url)``).
     """
-    if password is None and not urlparse(url).password:
-        from server.store.embedded import password_for_url
-
-        password = password_for_url(url)
     client = make_client(
         url,
         password=password,

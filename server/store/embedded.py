@@ -61,12 +61,10 @@ import socket
 import subprocess
 import sys
 import time
-import weakref
 from collections.abc import Generator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
-from urllib.parse import urlparse
 
 from server.store.datadir import (
     load_or_create_password,
@@ -312,24 +310,6 @@ class _PortTaken(Exception):
 
 # -- the lifecycle -----------------------------------------------------------------------
 
-#: Transitional, for the server shell of before ``open_storage`` (which calls
-#: ``connect(embedded.url)``): the stores this process runs, by port, so ``connect`` can
-#: authenticate to them without the password ever being put into a URL. Weak references:
-#: an entry lives no longer than its store. Remove once the shell uses ``open_storage``.
-_RUNNING: weakref.WeakValueDictionary[int, EmbeddedStore] = weakref.WeakValueDictionary()
-
-
-def password_for_url(url: str) -> str | None:
-    """The password of a store this process runs at ``url`` (live only), else None."""
-    parsed = urlparse(url)
-    if parsed.hostname not in (_HOST, "localhost") or parsed.port is None:
-        return None
-    store = _RUNNING.get(parsed.port)
-    if store is None or not store.serves(parsed.port):
-        return None
-    return store.password
-
-
 class EmbeddedStore:
     """Lifecycle of the embedded server: ``start``/``stop``, ``astart``/``astop``, or a
     (async) context manager. Raises ``EmbeddedStoreError`` or ``DataDirInUse`` on start.
@@ -531,7 +511,6 @@ class EmbeddedStore:
                 )
             self._proc, self._port, self.running_backend = proc, port, name
             write_private(self.data_dir / PIDFILE, f"{proc.pid} {port}\n".encode())
-            _RUNNING[port] = self
             # (not "listening on": tests wait for the shell's own "listening on" line)
             log.info("embedded store (%s, pid %d) ready at %s:%d, data in %s",
                      name, proc.pid, _HOST, port, self.data_dir)
@@ -634,8 +613,6 @@ class EmbeddedStore:
             self._forget()
 
     def _forget(self) -> None:
-        if self._port is not None:
-            _RUNNING.pop(self._port, None)
         self._proc = None
         self.running_backend = None
 

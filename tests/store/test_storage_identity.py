@@ -156,7 +156,7 @@ async def test_redis_url_replaced_by_another_server_is_never_written_to(
                 for call in (
                     lambda: storage.store.create_table("t2", b"x"),
                     lambda: storage.store.commit("t", 1, b"v2", [(1, b"e")]),
-                    lambda: storage.store.save_player("p1", b"d"),
+                    lambda: storage.store.new_session("p1", "Ana", "0" * 64, 600),
                     lambda: storage.store.load_table("t"),
                 ):
                     with pytest.raises(StorageUnavailable):
@@ -195,12 +195,12 @@ async def test_redis_url_over_a_unix_socket_is_guarded_too(tmp_path: Path) -> No
         async with open_storage(cfg) as storage:
             assert storage.url_for_logs() == f"unix://{sock}"
             assert await storage.check() is True
-            await storage.store.save_player("p1", b"d")
-            assert await storage.store.load_player("p1") == b"d"
+            await storage.store.new_session("p1", "Ana", "0" * 64, 600)
+            assert await storage.store.session_token("p1") == "0" * 64
             await storage.store.redis.set(identity_key("ux"), "0" * 32)  # as if replaced
             await storage.store.redis.connection_pool.disconnect()
             assert await storage.check() is False
             with pytest.raises(StorageUnavailable):
-                await storage.store.load_player("p1")
+                await storage.store.session_token("p1")
     finally:
         await asyncio.to_thread(server.stop)

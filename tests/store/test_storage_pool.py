@@ -33,7 +33,7 @@ async def test_300_concurrent_commands_on_a_pool_of_50_all_succeed(
             await store.create_table("t", b"doc")
             results = await asyncio.gather(
                 *(store.load_table("t") for _ in range(300)),
-                *(store.save_player(f"p{i}", b"d") for i in range(300)),
+                *(store.new_session(f"p{i}", "P", "0" * 64, 600) for i in range(300)),
             )
             assert results[:300] == [(1, b"doc")] * 300
             # The pool really was saturated (so commands had to wait), and never exceeded.

@@ -117,7 +117,8 @@ async def test_rebind_moves_the_store_and_every_script_to_the_new_client(
         await store.create_table("t", b"v1")
         assert await store.commit("t", 1, b"v2", [(1, b"e")]) == 2
         assert await store.read_log("t", 0) == [(1, b"e")]
-        assert await store.rotate_token("a" * 64, "b" * 64) is None
+        assert await store.resume_session("p1", "a" * 64, "b" * 64, grace_s=30,
+                                          ttl_s=60) is None
         assert await first.exists(f"{key_prefix}:{{t:t}}:doc") == 0   # nothing on the old one
         assert await second.exists(f"{key_prefix}:{{t:t}}:doc") == 1
     finally:

