@@ -108,10 +108,9 @@ class App:
                  "fatal": "bold red", "warning": "yellow", "error": "red"}.get(kind, "cyan")
         mark = "✓ " if kind in ("reconnected", "resumed") else "! "
         self.show(Text(mark + protocol.clean_text(text), style=style))
-        if kind == "resumed":
+        if kind == "resumed":   # everything missed is in: show the table as it is now
             model = self.model()
-            if (model is not None and model.view is not None
-                    and self._screen_at != (model.table, model.seq)):
+            if model is not None and model.view is not None:
                 self.screen(model)
 
     def _prompt_text(self) -> str:
@@ -459,8 +458,7 @@ class App:
             except (ConnectionFailed, TimeoutError) as exc:
                 self.show(render.problem(f"That was not sent: {exc or 'no answer'}."))
                 return
-            if signal_note is not None:
-                model.note_signal_sent(*signal_note)
+            if signal_note is not None:   # the model learns it from the signal_sent event
                 self.show(render.note("Signal sent to your partner."))
 
         task = asyncio.get_running_loop().create_task(go())

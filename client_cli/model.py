@@ -1,11 +1,15 @@
 """A client's local copy of one table, kept in step with the server's event stream.
 
-The server sends a ``snapshot`` (the engine's view for this viewer) when we join, spectate
-or resume without a replay, and then one ``event`` per sequence number. This model applies
-each event to the last view, so it always holds exactly the view dict the engine would build
-for our seat (``server.game.view``): the same shape the renderer shows and the network bot
-hands to ``server.bots.choose_action``. Snapshots re-base everything (docs/PROTOCOL.md,
-"Sequence numbers and resume").
+The protocol's :class:`~protocol.session.ClientSession` decides which frames count (in
+order, never twice, gaps resumed); this model applies each event it is given to the last
+view, so it always holds exactly the view dict the engine would build for our seat
+(``server.game.view``): the same shape the renderer shows and the network bot hands to
+``server.bots.choose_action``. A ``snapshot`` replaces everything.
+
+Whose turn it is comes only from the server: a ``turn`` event (sent once per turn) or a
+snapshot's ``to_act``. Every event that ends a turn clears it until the next ``turn``, so
+the model never guesses a turn the server did not announce (a guessed turn is how the
+network bot once tried to play an empty hand).
 
 Pure: no I/O, no asyncio, so it is tested by replaying engine matches through it.
 """
@@ -14,7 +18,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from protocol import EventError, options_from_dict, to_dict
@@ -24,21 +27,13 @@ from server.game.seats import left_of
 View = dict[str, Any]
 
 
-class Feed(Enum):
-    """What :meth:`TableModel.feed` did with one frame."""
-
-    APPLIED = "applied"      # in order; the model moved on
-    DUPLICATE = "duplicate"  # seq already seen (around a resume): ignored
-    GAP = "gap"              # seq jumped: something was missed, resume from ``seq``
-
-
 @dataclass
 class TableModel:
     """One table as this client knows it: lobby info, our seat, the view, the last seq."""
 
     table: str
     seat: int | None = None              # our seat; None when spectating
-    seq: int = 0                         # last sequence number processed
+    seq: int = 0                         # our sequence number of the last event applied
     info: dict[str, Any] | None = None   # the latest TableInfo (table_changed)
     view: View | None = None             # the engine-shaped view, once a match is running
     pending_discard: list[str] = field(default_factory=list)
@@ -68,38 +63,6 @@ class TableModel:
             name = seats[seat].get("name")
             return str(name) if name else None
         return None
-
-    # ------------------------------------------------------------------ the stream
-
-    def feed(self, seq: int, event: dict[str, Any] | None) -> Feed:
-        """Take one ``event`` frame (``event`` None: a placeholder) with its ``seq``.
-
-        Snapshots always re-base (their seq is the table's current one). A ``table_changed``
-        is idempotent lobby state, so it is applied whatever its seq; one that jumps ahead is
-        the first frame of a subscription (join, spectate, resume by snapshot) and re-bases
-        the sequence too (a snapshot follows it if a match is running).
-        """
-        kind = event.get("type") if event else None
-        if kind == "snapshot":
-            assert event is not None
-            self.apply(event)
-            self.seq = seq
-            return Feed.APPLIED
-        if kind == "table_changed":
-            assert event is not None
-            self.apply(event)
-            if seq > self.seq:
-                self.seq = seq
-                return Feed.APPLIED
-            return Feed.DUPLICATE
-        if seq <= self.seq:
-            return Feed.DUPLICATE
-        if seq != self.seq + 1:
-            return Feed.GAP
-        self.seq = seq
-        if event is not None:
-            self.apply(event)
-        return Feed.APPLIED
 
     # ------------------------------------------------------------------ applying
 
@@ -158,7 +121,7 @@ class TableModel:
         v.update({
             "deal_number": e["deal_number"], "dealer": dealer,
             "phase": "chanter_vote" if chanter else "play",
-            "to_act": left_of(dealer), "hand": [], "hand_sizes": [9, 9, 9, 9],
+            "to_act": None, "hand": [], "hand_sizes": [9, 9, 9, 9],
             "leader": left_of(dealer), "trick": [], "tricks": [], "trick_counts": [0] * 4,
             "chanter_votes": [None] * 4, "signals": [], "discarded": [], "signals_sent": [],
         })
@@ -170,7 +133,7 @@ class TableModel:
 
     def _on_chanter_vote(self, v: View, e: dict[str, Any]) -> None:
         v["chanter_votes"][e["seat"]] = e["vote"]
-        v["to_act"] = left_of(e["seat"])
+        v["to_act"] = None
 
     def _on_chanter_result(self, v: View, e: dict[str, Any]) -> None:
         """R9: all four agreed, the talon goes to the dealer's left and the dealer."""
@@ -179,11 +142,10 @@ class TableModel:
             v["phase"] = "chanter_discard"
             v["hand_sizes"][first] += 6
             v["hand_sizes"][dealer] += 6
-            v["to_act"] = first
         else:
             v["phase"] = "play"
             v["leader"] = first
-            v["to_act"] = first
+        v["to_act"] = None
 
     def _on_talon_dealt(self, v: View, e: dict[str, Any]) -> None:
         if e["seat"] == self.seat:
@@ -196,12 +158,10 @@ class TableModel:
             v["hand"] = [c for c in v["hand"] if c not in self.pending_discard]
             v["discarded"] = list(self.pending_discard)
             self.pending_discard = []
-        if seat == left_of(dealer):
-            v["to_act"] = dealer
-        else:
+        if seat != left_of(dealer):
             v["phase"] = "play"
             v["leader"] = left_of(dealer)
-            v["to_act"] = left_of(dealer)
+        v["to_act"] = None
 
     def _on_card_played(self, v: View, e: dict[str, Any]) -> None:
         """R10: any card; the turn passes clockwise."""
@@ -210,7 +170,7 @@ class TableModel:
         v["hand_sizes"][seat] = max(0, v["hand_sizes"][seat] - 1)
         if seat == self.seat and card in v["hand"]:
             v["hand"] = [c for c in v["hand"] if c != card]
-        v["to_act"] = left_of(seat)
+        v["to_act"] = None
 
     def _on_trick_done(self, v: View, e: dict[str, Any]) -> None:
         """R11: the winner leads next; after a spoiled trick the same leader leads again."""
@@ -222,9 +182,7 @@ class TableModel:
             v["leader"] = winner
         else:
             v["leader"] = e["leader"]
-        # After the ninth trick nobody acts until the deal is scored (R11: nine tricks);
-        # the engine never shows a turn there, and a bot must not try to play an empty hand.
-        v["to_act"] = v["leader"] if len(v["tricks"]) < 9 else None
+        v["to_act"] = None   # the next `turn` says who leads (none after the ninth, R11)
 
     def _on_deal_scored(self, v: View, e: dict[str, Any]) -> None:
         """R12/R13: the deal's result joins the match history."""
@@ -244,10 +202,9 @@ class TableModel:
     def _on_signal(self, v: View, e: dict[str, Any]) -> None:
         v["signals"].append({"from_seat": e["from_seat"], "signal": e["signal"], "n": e.get("n")})
 
+    def _on_signal_sent(self, v: View, e: dict[str, Any]) -> None:
+        """R16: what we signalled, without who noticed it (the bots' view lists it)."""
+        v.setdefault("signals_sent", []).append({"signal": e["signal"], "n": e.get("n")})
+
     def _on_turn(self, v: View, e: dict[str, Any]) -> None:
         v["to_act"] = e["seat"]
-
-    def note_signal_sent(self, signal: str, n: int | None) -> None:
-        """Our own signals are not echoed back; the bots' view lists them (signals_sent)."""
-        if self.view is not None:
-            self.view.setdefault("signals_sent", []).append({"signal": signal, "n": n})

@@ -134,4 +134,3 @@ class NetBot:
                                      n=sig.n)
             except ServerError:
                 return
-            model.note_signal_sent(sig.signal, sig.n)

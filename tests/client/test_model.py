@@ -1,9 +1,9 @@
 """The client's table model replays the wire events into exactly the engine's view.
 
 For seeded random matches (with and without chanter, partner draw and risky signals), every
-seat's model, fed only the frames that seat receives (others' hands and signals arrive as
-placeholders), equals ``server.game.view`` after every action. That is what lets the
-network bot hand the model's view to ``server.bots.choose_action``.
+seat's model, fed only the events that seat receives (nothing at all of others' hands and
+signals), equals ``server.game.view`` after every action. That is what lets the network
+bot hand the model's view to ``server.bots.choose_action``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import protocol
-from client_cli.model import Feed, TableModel
+from client_cli.model import TableModel
 from server.game import ChanterVote, Discard, Match, Options, Play, Signal, view
 from server.game.views import spectator_view
 from server.tablestate import ENGINE_OPTIONS
@@ -64,11 +64,10 @@ def test_models_follow_the_engine_view(seed: int) -> None:
     viewers: list[int | None] = [0, 1, 2, 3, None]
     # Each viewer joins after the opening events: it starts from a snapshot (seq = N).
     models = {s: TableModel("t", seat=s) for s in viewers}
-    seq = len(opening)
     if seed % 2:
-        # Joined after the start: each viewer begins with a snapshot (seq = N).
+        # Joined after the start: each viewer begins with a snapshot.
         for s, m in models.items():
-            assert m.feed(seq, snapshot(match, s)) is Feed.APPLIED
+            m.apply(snapshot(match, s))
     else:
         # Seated before the start: the lobby info, then the opening events (no snapshot).
         info = {"table": "t", "options": {"deals": 2, "chanter": options.chanter,
@@ -77,11 +76,11 @@ def test_models_follow_the_engine_view(seed: int) -> None:
                                           "bot_delay_ms": 0},
                 "seats": [{"kind": "bot"}] * 4, "status": "playing"}
         for m in models.values():
-            m.feed(0, {"type": "table_changed", "table": info})
-            for i, event in enumerate(opening, 1):
+            m.apply({"type": "table_changed", "table": info})
+            for event in opening:
                 # R7: the partner draw moves players; the model follows its own player.
-                visible = "to" not in event or (m.seat is not None and m.seat in event["to"])
-                assert m.feed(i, wire(event) if visible else None) is Feed.APPLIED
+                if "to" not in event or (m.seat is not None and m.seat in event["to"]):
+                    m.apply(wire(event))
     for m in models.values():
         assert model_view(m, m.seat) == expected(match, m.seat)
     models = {m.seat: m for m in models.values()}
@@ -94,31 +93,31 @@ def test_models_follow_the_engine_view(seed: int) -> None:
             action = random_action(match, seat, rng)
         if isinstance(action, Discard):
             models[seat].pending_discard = list(action.cards)
-        if isinstance(action, Signal):
-            models[seat].note_signal_sent(action.signal, action.n)
         events = match.apply(action)
         for event in events:
-            seq += 1
             for s, m in models.items():
-                visible = "to" not in event or (s is not None and s in event["to"])
-                assert m.feed(seq, wire(event) if visible else None) is Feed.APPLIED
+                if "to" not in event or (s is not None and s in event["to"]):
+                    m.apply(wire(event))
         for s, m in models.items():
             assert model_view(m, s) == expected(match, s), (s, action)
     for m in models.values():
         assert m.view is not None and m.view["result"] == match.result
 
 
-def test_seq_rules() -> None:
-    m = TableModel("t")
-    info = {"table": "t", "seats": [{"kind": "empty"}] * 4, "status": "waiting"}
-    assert m.feed(5, {"type": "table_changed", "table": info}) is Feed.APPLIED
-    assert m.seq == 5
-    assert m.feed(5, {"type": "table_changed", "table": info}) is Feed.DUPLICATE
-    assert m.feed(4, None) is Feed.DUPLICATE
-    assert m.feed(8, None) is Feed.GAP
-    assert m.seq == 5
-    assert m.feed(6, None) is Feed.APPLIED
-    assert m.seq == 6
+def test_the_turn_is_only_what_the_server_announced() -> None:
+    """A card played ends the turn; nobody is to act until the server's next ``turn``
+    (finding: a model that guessed the next turn made the network bot play an empty hand
+    between the ninth trick and the deal's score)."""
+    match, _ = Match.new(Options(deals=1, first_dealer=3), 5)
+    m = TableModel("t", seat=0)
+    m.apply(snapshot(match, 0))
+    assert m.my_turn
+    card = match.hands[0][0]
+    events = match.apply(Play(0, card))
+    m.apply(wire(events[0]))                 # card_played, without the turn that follows
+    assert m.view is not None and m.view["to_act"] is None and not m.my_turn
+    m.apply(wire(events[1]))                 # turn: seat 1
+    assert m.view["to_act"] == 1
 
 
 def test_turn_actions_are_consistent() -> None:
