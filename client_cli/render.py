@@ -247,7 +247,9 @@ def lobby_order(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
         return True
 
     def rank(info: dict[str, Any]) -> int:
-        if info.get("table") in mine and info.get("status") in LIVE:
+        if not useful(info):
+            return 3
+        if info.get("table") in mine:
             return 0
         return {"waiting": 1, "playing": 2}.get(str(info.get("status")), 3)
 

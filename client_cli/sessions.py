@@ -35,7 +35,7 @@ def default_path() -> Path:
 class SessionFile:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
-        self._lock_fd: int | None = None
+        self._locks: dict[Path, int] = {}     # lock files this process holds
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -90,9 +90,9 @@ class SessionFile:
             import fcntl
         except ImportError:                     # not a POSIX system: no lock, as before
             return True
-        if self._lock_fd is not None:
-            return True
         path = self.lock_path(url, name)
+        if path in self._locks:
+            return True
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -106,11 +106,11 @@ class SessionFile:
         except OSError:
             os.close(fd)
             return True
-        self._lock_fd = fd
+        self._locks[path] = fd
         return True
 
     def release(self) -> None:
         """Give the session back before the process ends (tests; the kernel does it too)."""
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        for fd in self._locks.values():
+            os.close(fd)
+        self._locks.clear()
