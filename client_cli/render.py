@@ -804,7 +804,8 @@ def deal_result(model: TableModel, event: dict[str, Any]) -> RenderableType:
         t = Text("The deal goes to ", style="bold")
         t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event))
         t.append("; ").append_text(team_text(model, team))
-        t.append(f" scores {plural(pts, 'point')}.")
+        # "your team scores", but for a spectator "Bo & Di score" (a plural subject).
+        t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
         lines.append(t)
     totals = Text("Match score: ")
     totals.append_text(team_text(model, 0)).append(f" {event['totals'][0]}  ·  ")

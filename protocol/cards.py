@@ -16,7 +16,7 @@ from msgspec import Meta
 RANKS = "123456789VCR"  # R1: 1-9, Valet, Cavalière, Roi
 SUITS = "ocbe"  # R2: oros, copas, bastos, espadas
 
-#: All 48 codes, suit-major in RULES.md order.
+#: All 48 codes, suit-major in docs/RULES.md order.
 CARD_CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 _CARD_SET = frozenset(CARD_CODES)
 

@@ -212,7 +212,7 @@ class Welcome(ServerBase, tag="welcome", kw_only=True):
 
 
 class Ok(ServerBase, tag="ok", kw_only=True):
-    """Success reply to command ``id``; ``result`` depends on the command (PROTOCOL.md)."""
+    """Success reply to command ``id``; ``result`` depends on the command (docs/PROTOCOL.md)."""
 
     id: CommandId
     result: dict[str, Any] = msgspec.field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""``aluette-server``: the asyncio websocket shell (DESIGN.md convention 1 and 7).
+"""``aluette-server``: the asyncio websocket shell (docs/ARCHITECTURE.md convention 1 and 7).
 
 Frames come in, :mod:`protocol` turns them into commands, the :class:`~.hub.Hub` applies
 them, replies and events go out. Lifecycle is a stack of context managers: storage (the

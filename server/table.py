@@ -1,4 +1,4 @@
-"""One table as an asyncio actor around the pure engine (DESIGN.md convention 1).
+"""One table as an asyncio actor around the pure engine (docs/ARCHITECTURE.md convention 1).
 
 Every change to a table, whoever causes it (a player's command, a bot's move, a timer, a
 connection dropping), goes through :meth:`Table.execute`: under the table's lock it works on

@@ -18,7 +18,7 @@ TABLE_FORMAT = 1
 #: answered with its original result instead of being applied twice.
 REPLIES_KEPT = 64
 
-#: Options that are the engine's (RULES.md); the rest of a table's options are the server's.
+#: Options that are the engine's (docs/RULES.md); the rest of a table's options are the server's.
 ENGINE_OPTIONS = ("deals", "target_points", "mordienne", "chanter", "partner_draw",
                   "first_dealer", "signals", "signal_risk")
 

@@ -50,7 +50,7 @@ class InvalidAction(RuleError):
 
 
 class InvalidOptions(ValueError):
-    """Table options outside what RULES.md allows."""
+    """Table options outside what docs/RULES.md allows."""
 
 
 class StateFormatError(ValueError):

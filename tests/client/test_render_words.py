@@ -102,6 +102,11 @@ def test_r12_all_spoiled_nobody_scores() -> None:
     assert "9 tricks spoiled" in out
 
 
+def test_a_spectator_reads_the_teams_by_name() -> None:
+    out = deal_text(None, [0, S, 2, S, 1, 3, 3, 3, 3])
+    assert "The deal goes to Di: " in out and "; Bo & Di score 2 points." in out
+
+
 def test_help_pages(tmp_path: Any) -> None:
     """`help rules`, `help mordienne`, `help signals`, `help chanter`: a page each."""
     console = Console(file=io.StringIO(), width=100, color_system=None)
