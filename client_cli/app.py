@@ -535,6 +535,13 @@ class App:
     def _failed_move(self, previous: str | None, table: str, exc: Exception) -> None:
         """A join or watch that failed: back to where we were, and say so (item 2)."""
         self.show(explain(exc))
+        if isinstance(exc, ServerError) and exc.code == "no_such_table":
+            # Private tables are listed only to their players, so a short id cannot be
+            # resolved for them: say so rather than leave "no such table" a mystery.
+            self.show(render.note(f"No table you can see starts with "
+                                  f"“{protocol.clean_text(table)[:20]}”; a private table "
+                                  "needs its full id (the one in the `join` line its "
+                                  "creator gives you)."))
         self.current = previous
         if table != previous and (table not in self.conn.tables
                                   or self.conn.tables[table].info is None):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -492,17 +493,19 @@ def hand_table(hand: list[str]) -> RenderableType:
     return table
 
 
-def hand_line(hand: list[str]) -> Text:
-    """The compact hand: ``Hand: 1 3o◆  2 9c♥ …``, numbered strongest first like the table."""
-    out = Text("Hand:")
+def hand_line(hand: list[str]) -> RenderableType:
+    """The compact hand: ``Hand:  1 3o◆  2 9c♥ …``, numbered strongest first like the table,
+    in columns so a number never wraps away from its card."""
     if not hand:
-        return out.append(" (empty)")
+        return Text("Hand: (empty)")
+    cells = [Text("Hand:")]
     for i, code in enumerate(sort_by_strength(hand), 1):
         symbol, colour = SUIT_STYLE.get(code[1:2], ("?", "white"))
-        out.append(f"  {i} ")
-        out.append(code, style=f"bold {colour}" if code in MAJEURES else colour)
-        out.append(symbol, style=colour)
-    return out
+        cell = Text(f"{i} ")
+        cell.append(code, style=f"bold {colour}" if code in MAJEURES else colour)
+        cell.append(symbol, style=colour)
+        cells.append(cell)
+    return Columns(cells, padding=(0, 2))
 
 
 def turn_hint(model: TableModel, compact: bool = False) -> Text:

@@ -44,6 +44,10 @@ def verdict(summary: dict[str, Any]) -> str:
     return VERDICTS.get(str(summary.get("result")), "match unfinished")
 
 
+def _tricks(n: int) -> str:
+    return f"{n} trick" + ("" if n == 1 else "s")
+
+
 def _team(seat: int | None) -> str:
     return "-" if seat is None else f"team {seat % 2}"
 
@@ -111,7 +115,7 @@ def render_match(record: dict[str, Any], summary: dict[str, Any]) -> str:
         else:
             out.append(
                 f"  Result: {who(result['winner'])} wins the deal with "
-                f"{result['trick_counts'][result['winner']]} tricks"
+                + _tricks(result["trick_counts"][result["winner"]])
                 + (": MORDIENNE, " if result["mordienne"] else ", ")
                 + f"team {result['winner'] % 2} scores {max(result['points'])}"
             )

@@ -59,6 +59,16 @@ def test_a_short_table_id_works_before_any_listing(server_proc: ServerProcess, s
     listing = plain(ana.output)
     listing = listing[listing.index("matches several tables"):]
     assert first in listing and second in listing
+    # A private table is listed only to its players: its short id cannot be resolved,
+    # and the client says what to type instead.
+    ana.send("create private")
+    private = str(ana.expect(CREATED).group(1))
+    code = ana.expect(r"join t[0-9a-f]+ ([A-Z0-9]+)`").group(1)
+    cy.send(f"join {private[:6]} 1 {code}")
+    cy.expect("There is no such table")
+    cy.expect("a private table needs its full id")
+    cy.send(f"join {private} 1 {code}")
+    cy.expect(re.escape(f"You sit at seat 1 of table {private}"))
     for cli in (ana, bo, cy):
         cli.quit()
 

@@ -51,3 +51,11 @@ def test_verify_into_a_pipe_closed_early_has_no_traceback(tmp_path: Path) -> Non
     assert json.loads(first)["result"] == "team1"
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert proc.returncode == EXIT_BROKEN_PIPE
+
+
+def test_show_says_one_trick_in_the_singular(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(build_record([build_deal(3, [2, S, S, S, S, S, S, S, S])])))
+    assert main(["show", str(path)]) == 0
+    assert "wins the deal with 1 trick, team 0 scores 1" in capsys.readouterr().out
