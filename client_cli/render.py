@@ -784,7 +784,7 @@ def deal_result(model: TableModel, event: dict[str, Any]) -> RenderableType:
         _short(model, s).append(f" {n}") for s, n in enumerate(event["trick_counts"])))
     spoiled = 9 - sum(event["trick_counts"])
     if spoiled:
-        counts.append(f"; {plural(spoiled, 'trick')} spoiled, won by nobody (R11)")
+        counts.append(f"; {plural(spoiled, 'trick')} spoiled, counted for nobody (R11)")
     counts.append(".")
     lines.append(counts)
     winner = event["winner"]

@@ -68,7 +68,7 @@ def deal_text(seat: int | None, winners: list[int | None]) -> str:
 
 def test_r12_most_tricks_and_r11_spoiled_tricks_are_explained() -> None:
     out = deal_text(0, [2, S, 2, 0, 2, S, 1, 2, 3])
-    assert "Tricks won: you 1, Bo 1, Cy 4, Di 1; 2 tricks spoiled, won by nobody (R11)." in out
+    assert "Tricks won: you 1, Bo 1, Cy 4, Di 1; 2 tricks spoiled, counted for nobody (R11)." in out
     assert ("The deal goes to your partner Cy: the most tricks, 4 (R12); your team "
             "(you & Cy) scores 1 point.") in out
     assert "MORDIENNE" not in out
