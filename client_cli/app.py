@@ -13,13 +13,14 @@ import contextlib
 import json
 import logging
 import shlex
-from collections.abc import Sequence
+import signal
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.patch_stdout import patch_stdout
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 import protocol
@@ -41,18 +42,29 @@ from .sessions import SessionFile
 log = logging.getLogger(__name__)
 
 
+#: Bare words the chanter vote prompt takes (R9), as `chanter yes` / `chanter no` do.
+CHANTER_WORDS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
+
+
 class App:
     def __init__(self, url: str, name: str, console: Console | None = None,
-                 initial: Sequence[str] = (), sessions: SessionFile | None = None) -> None:
+                 initial: Sequence[str] = (), sessions: SessionFile | None = None,
+                 local: bool = False, name_note: str | None = None) -> None:
         self.console = console or Console(highlight=False, soft_wrap=False)
         self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status,
                                sessions=sessions)
         self.initial = list(initial)
+        self.local = local                    # `aluette play`: quitting ends the server
+        self.name_note = name_note            # how the name was chosen, said at hello
         self.current: str | None = None
         self.known: list[str] = []            # table ids from the last listing
+        self.known_info: dict[str, dict[str, Any]] = {}
         self.session: PromptSession[str] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._screen_at: tuple[str, int] | None = None
+        self._ctrl_c_armed = False            # a first Ctrl-C during a live match
+        self._leaving = False                 # a confirmed Ctrl-C outside the prompt
+        self._busy: asyncio.Task[bool] | None = None
 
     # ------------------------------------------------------------------ output
 
@@ -62,9 +74,14 @@ class App:
         if self.session is not None and self.session.app.is_running:
             self.session.app.invalidate()
 
+    def compact(self) -> bool:
+        """A small terminal (issue 14, item 12): draw the game screen in ten lines."""
+        size = self.console.size
+        return render.wants_compact(size.width, size.height)
+
     def screen(self, model: TableModel) -> None:
         self._screen_at = (model.table, model.seq)
-        self.show(render.game_screen(model))
+        self.show(render.game_screen(model, compact=self.compact()))
 
     def model(self) -> TableModel | None:
         return self.conn.tables.get(self.current) if self.current else None
@@ -87,7 +104,7 @@ class App:
 
     def _show_event(self, model: TableModel, event: dict[str, Any],
                     before: dict[str, Any] | None) -> None:
-        if self.current is None:
+        if self.current is None and model.status in render.LIVE:
             self.current = model.table
         kind = event.get("type")
         prefix = self._prefix(model)
@@ -126,6 +143,58 @@ class App:
         tag = protocol.clean_text(model.table)[:16]
         return f"{tag}> "
 
+    # ------------------------------------------------------------------ live matches
+
+    def _live_seat(self, table: str | None) -> bool:
+        """Seated (not watching) at ``table`` while its match is being played."""
+        model = self.conn.tables.get(table) if table else None
+        return (model is not None and model.seat is not None and model.status == "playing"
+                and (model.view or {}).get("phase") != "match_over")
+
+    def _live_tables(self) -> list[str]:
+        return [t for t in self.conn.tables if self._live_seat(t)]
+
+    def _come_back_note(self, table: str) -> Text:
+        """How to get back to a seat after quitting (issue 14, item 7)."""
+        model = self.conn.tables.get(table)
+        grace = render.duration(render.grace_of(model)) if model else "a while"
+        if self.local:
+            return render.note("This is a local game (`aluette play`): leaving stops its "
+                               "server and ends the match.")
+        if self.conn.sessions is None:
+            return render.note(f"This session is not remembered (--new-session, or another "
+                               f"aluette has it): once you leave, a bot plays your seat after "
+                               f"{grace} and you cannot take it back.")
+        return render.note(f"`aluette` remembers this session: start it again with the same "
+                           f"--server and --name and it takes your seat back. Meanwhile a bot "
+                           f"plays for you after {grace}.")
+
+    async def _confirm(self, question: Text) -> bool:
+        """Ask a yes/no question at the prompt; anything but yes (or Ctrl-C) is no."""
+        self.show(question.append(" Go on? (yes/no)"))
+        if self.session is None:
+            return True
+        try:
+            answer = await self._prompt("yes/no> ")
+        except (EOFError, KeyboardInterrupt):
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    async def _leave_live_match_ok(self, what: str, target: str | None = None) -> bool:
+        """Before `create`, `join` or `watch` takes you away from a live match: ask."""
+        here = self.current
+        if here is None or here == target or not self._live_seat(here):
+            return True
+        q = Text("You are playing at table ", style="bold yellow")
+        q.append_text(render.safe(here, 64))
+        q.append(f". `{what}` takes you to another table; your seat here stays yours and "
+                 "the match goes on without waiting for you.")
+        if await self._confirm(q):
+            return True
+        self.show(render.note(f"Nothing changed: you are still at table "
+                              f"{protocol.clean_text(here)}."))
+        return False
+
     # ------------------------------------------------------------------ main loop
 
     async def run(self) -> int:
@@ -137,41 +206,117 @@ class App:
         hello = Text("Connected to ")
         hello.append_text(render.safe(self.conn.url, 100)).append(" as ")
         hello.append_text(render.safe(self.conn.server_name, 32))
+        if self.name_note:
+            hello.append(f" ({self.name_note})")
         hello.append(". Type `help` for the commands, `quit` to leave.")
         self.show(hello)
-        taken: list[str] = []
-        if self.conn.restored:
-            with contextlib.suppress(ConnectionFailed, ServerError):
-                taken = await self.conn.take_back_seats()
-        if taken:
-            self.current = taken[0]
-            self.show(Text("✓ Took back your seat at "
-                           + ", ".join(protocol.clean_text(t) for t in taken)
-                           + " (this session was remembered).", style="bold green"))
-        else:
-            with contextlib.suppress(Exception):
-                await self._list_tables(quiet_if_empty=True)
-        self.session = PromptSession()
+        self._install_sigint()
         try:
+            if not await self._interruptible(self._take_back()):
+                return 0
+            self.session = PromptSession()
             with patch_stdout(raw=True):
                 for line in self.initial:
                     self.show(Text(f"> {line}", style="dim"))
-                    if not await self.handle(line):
+                    if not await self._interruptible(self.handle(line)):
                         return 0
-                while True:
+                while not self._leaving:
                     if self.conn.dead:
                         return 1
                     try:
-                        line = await self.session.prompt_async(self._prompt_text)
-                    except (EOFError, KeyboardInterrupt):
+                        line = await self._prompt(self._prompt_text)
+                    except EOFError:
                         break
-                    if not await self.handle(line):
+                    except KeyboardInterrupt:
+                        if self._interrupted():
+                            break
+                        continue
+                    if not await self._interruptible(self.handle(line)):
                         break
+                for table in self._live_tables():
+                    self.show(self._come_back_note(table))
         finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
             for task in list(self._tasks):
                 task.cancel()
             await self.conn.close()
         return 0
+
+    # Ctrl-C (issue 14, item 7). At the prompt the terminal is in raw mode and Ctrl-C is a
+    # key: prompt_toolkit raises KeyboardInterrupt. Anywhere else (a command on its way,
+    # the start-up) it is a SIGINT, which would end the client at once, live match or not:
+    # our handler treats it like the key. prompt_toolkit swaps the SIGINT handler for its
+    # own while it prompts and removes it after, so ours is installed again after each
+    # prompt (between the two a SIGINT is ignored, never fatal).
+
+    def _install_sigint(self) -> None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._on_sigint)
+
+    def _on_sigint(self) -> None:
+        if self._interrupted():
+            self._leaving = True
+            if self._busy is not None:
+                self._busy.cancel()
+
+    async def _prompt(self, message: Any) -> str:
+        assert self.session is not None
+        try:
+            return await self.session.prompt_async(message)
+        finally:
+            self._install_sigint()
+
+    async def _interruptible(self, work: Coroutine[Any, Any, bool]) -> bool:
+        """Run ``work`` (a command, the start-up); False means the user confirmed leaving
+        with Ctrl-C meanwhile (``work`` is then cancelled)."""
+        if self._leaving:
+            work.close()
+            return False
+        task = asyncio.get_running_loop().create_task(work)
+        self._busy = task
+        try:
+            return await task and not self._leaving
+        except asyncio.CancelledError:
+            if self._leaving:
+                return False
+            raise
+        finally:
+            self._busy = None
+
+    async def _take_back(self) -> bool:
+        """A remembered session: take back the seats of live matches (issue 6, item 10)."""
+        taken: list[str] = []
+        if self.conn.restored:
+            with contextlib.suppress(ConnectionFailed, ServerError):
+                taken = await self.conn.take_back_seats()
+        # A finished match is not a seat to take back (issue 14, item 10); its model stays,
+        # so `table T` then `record FILE` still work.
+        live = [t for t in taken if t in self.conn.tables
+                and self.conn.tables[t].status in render.LIVE]
+        if live:
+            self.current = live[0]
+            self.show(Text("✓ Took back your seat at "
+                           + ", ".join(protocol.clean_text(t) for t in live)
+                           + " (this session was remembered).", style="bold green"))
+        else:
+            with contextlib.suppress(Exception):
+                await self._list_tables(quiet_if_empty=True)
+        return True
+
+    def _interrupted(self) -> bool:
+        """A Ctrl-C: True means leave now. The first one while seated in a live match only
+        warns (issue 14, item 7); a second one, or `quit`, confirms."""
+        live = self._live_tables()
+        if self._ctrl_c_armed or not live:
+            return True
+        table = self.current if self.current in live else live[0]
+        self._ctrl_c_armed = True
+        warn = Text("You are playing at table ", style="bold yellow")
+        warn.append_text(render.safe(table, 64))
+        warn.append(": press Ctrl-C again or type `quit` to leave.")
+        self.show(warn, self._come_back_note(table))
+        return False
 
     async def handle(self, line: str) -> bool:
         """Carry out one input line; False means quit."""
@@ -182,29 +327,46 @@ class App:
         if not tokens:
             return True
         word, args = tokens[0].lower(), tokens[1:]
+        if word in ("quit", "exit", "q"):
+            return False
+        self._ctrl_c_armed = False            # a Ctrl-C then a command: ask again next time
         try:
-            if word in ("quit", "exit", "q"):
-                return False
             await self._command(word, args, tokens[0])
         except InputError as exc:
             self.show(render.problem(str(exc)))
-        except ServerError as exc:
-            self.show(render.error_text(exc.code, exc.message))
-        except ConnectionFailed as exc:
-            self.show(render.problem(f"Not connected: {exc}"))
-        except TimeoutError:
-            self.show(render.problem("The server did not answer in time; try again."))
+        except (ServerError, ConnectionFailed, TimeoutError) as exc:
+            self.show(explain(exc))
         except Exception as exc:   # a client bug: say so, keep the prompt and the game
             log.exception("command failed")
             self.show(render.problem(f"Internal client error ({type(exc).__name__}); "
                                      "the command may not have been sent."))
         return True
 
+    def _prompt_answer(self, word: str, tokens: list[str]) -> bool:
+        """The chanter prompts take what their hints suggest (issue 14, item 4): a bare
+        ``yes``/``no`` at the vote, six bare codes or positions at the discard (R9)."""
+        model = self.model()
+        v = model.view if model is not None else None
+        if v is None or model is None or model.seat is None:
+            return False
+        if v["phase"] == "chanter_vote" and len(tokens) == 1 and word in CHANTER_WORDS:
+            self._chanter([word])
+            return True
+        if (v["phase"] == "chanter_discard" and model.my_turn and len(tokens) == 6
+                and all(t.isdigit() or len(t) == 2 for t in tokens)):
+            self._discard(tokens)
+            return True
+        return False
+
     async def _command(self, word: str, args: list[str], raw: str) -> None:
+        if self._prompt_answer(word, [raw, *args]):
+            return
         if word in ("help", "h", "?"):
             self._help(args)
         elif word in ("tables", "list", "ls", "lobby"):
-            await self._list_tables()
+            if args and args[0].lower() not in ("all", "-a", "--all"):
+                raise InputError("Type `tables`, or `tables all` to see finished ones too.")
+            await self._list_tables(show_all=bool(args))
         elif word == "create":
             await self._create(args)
         elif word in ("join", "sit"):
@@ -224,7 +386,7 @@ class App:
             await self.conn.call(protocol.Start, table=self._need_table())
         elif word in ("table", "show", "s"):
             if args:
-                self.current = self._resolve_table(args[0])
+                self.current = await self._resolve_table(args[0], remote=False)
                 if self.current not in self.conn.tables:
                     raise InputError("You are not at that table: `join` or `watch` it first.")
             self.screen(self._need_model())
@@ -258,30 +420,54 @@ class App:
         topic = args[0].lower() if args else ""
         if topic in ("strength", "cards", "r3"):
             self.show(render.strength_table())
-        elif topic in ("signals", "signal", "r15"):
+        elif topic in ("signals", "signal", "r15", "r16"):
             self.show(signals_help())
+        elif topic in ("rules", "rule"):
+            self.show(Text(render.HELP_RULES))
+        elif topic in ("mordienne", "r13", "r13a"):
+            self.show(Text(render.HELP_MORDIENNE))
+        elif topic in ("chanter", "r9"):
+            self.show(Text(render.HELP_CHANTER))
         elif topic == "create":
             self.show(Text(render.HELP_CREATE))
         else:
             self.show(Text(render.HELP), render.strength_table(),
                       render.note("Everything is legal to play (R10): there is no duty to "
-                                  "follow suit. A tie for the top card spoils the trick (R11)."))
+                                  "follow suit. A tie for the top card spoils the trick (R11). "
+                                  "`help rules` sums up the rules."))
 
-    async def _list_tables(self, quiet_if_empty: bool = False) -> None:
+    async def _fetch_tables(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         result = await self.conn.call(protocol.ListTables)
         tables = valid_tables(result.get("tables"))
         seats = [s for s in result.get("seats") or []
                  if isinstance(s, dict) and isinstance(s.get("table"), str)
                  and isinstance(s.get("seat"), int)]
         self.known = [str(t.get("table")) for t in tables]
-        if tables or not quiet_if_empty:
-            self.show(render.tables_table(tables, seats))
-        if seats and not self.conn.tables:
-            tids = ", ".join(protocol.clean_text(str(s.get("table"))) for s in seats)
+        self.known_info = {str(t.get("table")): t for t in tables}
+        return tables, seats
+
+    async def _list_tables(self, quiet_if_empty: bool = False, show_all: bool = False) -> None:
+        tables, seats = await self._fetch_tables()
+        shown, _ = render.lobby_order(tables, seats, show_all)
+        if shown or not quiet_if_empty:
+            self.show(render.tables_table(tables, seats, show_all))
+        live = {str(t.get("table")) for t in tables if t.get("status") in render.LIVE}
+        back = [s for s in seats if s.get("table") in live]
+        if back and not self.conn.tables:
+            tids = ", ".join(protocol.clean_text(str(s.get("table"))) for s in back)
             self.show(render.note(f"You have a seat at {tids}: `join TABLE` to go back."))
 
-    def _resolve_table(self, ref: str) -> str:
-        """A table id, or a unique start of one among the tables we know."""
+    async def _resolve_table(self, ref: str, remote: bool = True) -> str:
+        """A table id, or a unique start of one (issue 14, item 1).
+
+        The start is matched against the tables this client is at and the server's list,
+        fetched now when ``remote`` (so `join t3f` works before `tables` was ever typed).
+        Private tables are listed only to those seated there: they need their full id.
+        """
+        if ref in self.conn.tables or ref in self.known_info:
+            return ref
+        if remote:
+            await self._fetch_tables()
         known = list(dict.fromkeys([*self.conn.tables, *self.known]))
         if ref in known:
             return ref
@@ -289,8 +475,18 @@ class App:
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise InputError(f"“{protocol.clean_text(ref)[:20]}” matches several tables; "
-                             "type more of the id.")
+            out = Text(f"“{protocol.clean_text(ref)[:20]}” matches several tables:")
+            for tid in matches[:12]:
+                info = self.known_info.get(tid) or {}
+                out.append("\n  ").append_text(render.safe(tid, 64))
+                if info.get("name"):
+                    out.append(" «").append_text(render.safe(info["name"], 32)).append("»")
+                if info.get("status"):
+                    out.append(" ").append_text(render.safe(info["status"], 12))
+            if len(matches) > 12:
+                out.append(f"\n  … and {len(matches) - 12} more")
+            self.show(out)
+            raise InputError("Type more of the id.")
         return ref
 
     def _need_table(self) -> str:
@@ -308,6 +504,9 @@ class App:
 
     async def _create(self, args: list[str]) -> None:
         options, private, name = parse_create(args)
+        previous = self.current
+        if not await self._leave_live_match_ok("create"):
+            return
         result = await self.conn.call(
             protocol.CreateTable, options=protocol.options_from_dict(options),
             private=private, name=name)
@@ -323,11 +522,35 @@ class App:
             out.append_text(render.safe(result["code"], 16)).append("`.")
         self.show(out, render.note("Add bots with `bot SEAT LEVEL` or `bots LEVEL`, wait for "
                                    "friends, then `start`."))
+        self._still_yours(previous)
+
+    def _still_yours(self, previous: str | None) -> None:
+        """After moving away from a live match: say that the seat is kept and how to return."""
+        if previous is not None and previous != self.current and self._live_seat(previous):
+            tid = protocol.clean_text(previous)
+            self.show(render.note(f"Your seat at {tid} stays yours: `table {tid}` takes you "
+                                  "back.", style="yellow"))
+
+    def _failed_move(self, previous: str | None, table: str, exc: Exception) -> None:
+        """A join or watch that failed: back to where we were, and say so (item 2)."""
+        self.show(explain(exc))
+        if isinstance(exc, ServerError) and exc.code == "no_such_table":
+            # Private tables are listed only to their players, so a short id cannot be
+            # resolved for them: say so rather than leave "no such table" a mystery.
+            self.show(render.note(f"No table you can see starts with "
+                                  f"“{protocol.clean_text(table)[:20]}”; a private table "
+                                  "needs its full id (the one in the `join` line its "
+                                  "creator gives you)."))
+        self.current = previous
+        if table != previous and (table not in self.conn.tables
+                                  or self.conn.tables[table].info is None):
+            self.conn.forget(table)
+        if previous is not None and previous in self.conn.tables:
+            self.show(render.note(f"You are still at table {protocol.clean_text(previous)}."))
 
     async def _join(self, args: list[str]) -> None:
         if not args:
             raise InputError("Type `join TABLE [SEAT] [CODE]` (`tables` lists them).")
-        table = self._resolve_table(args[0])
         seat: int | None = None
         code: str | None = None
         rest = args[1:]
@@ -339,35 +562,45 @@ class App:
             code = rest.pop(0)
         if rest:
             raise InputError("Type `join TABLE [SEAT] [CODE]`.")
+        table = await self._resolve_table(args[0])
+        previous = self.current
+        if not await self._leave_live_match_ok("join", table):
+            return
         self.current = table
-        await self.conn.call(protocol.Join, table=table, seat=seat, code=code)
+        try:
+            await self.conn.call(protocol.Join, table=table, seat=seat, code=code)
+        except (ServerError, ConnectionFailed, TimeoutError) as exc:
+            self._failed_move(previous, table, exc)
+            return
         model = self.conn.model(table)
         out = Text("You sit at seat ", style="green").append(str(model.seat))
         out.append(" of table ").append_text(render.safe(table, 64)).append(".")
         self.show(out)
         if model.view is None:
             self.show(render.game_screen(model))
+        self._still_yours(previous)
 
     async def _watch(self, args: list[str]) -> None:
         if not args or len(args) > 2:
             raise InputError("Type `watch TABLE [CODE]`.")
-        table = self._resolve_table(args[0])
+        table = await self._resolve_table(args[0])
         previous = self.current
+        if not await self._leave_live_match_ok("watch", table):
+            return
         self.current = table
         try:
             await self.conn.call(protocol.Spectate, table=table,
                                  code=args[1] if len(args) > 1 else None)
-        except ServerError:
-            self.current = previous
-            if table not in self.conn.tables or self.conn.tables[table].info is None:
-                self.conn.forget(table)
-            raise
+        except (ServerError, ConnectionFailed, TimeoutError) as exc:
+            self._failed_move(previous, table, exc)
+            return
         model = self.conn.model(table)
         out = Text("You are watching table ", style="green").append_text(render.safe(table, 64))
         out.append(". Spectators see no hands and no signals (R16).")
         self.show(out)
         if model.view is None:
             self.show(render.game_screen(model))
+        self._still_yours(previous)
 
     async def _bot(self, args: list[str]) -> None:
         table = self._need_table()
@@ -415,9 +648,9 @@ class App:
         assert model.view is not None
         phase = model.view["phase"]
         if phase == "chanter_vote" and model.my_turn:
-            raise InputError("First the chanter vote (R9): type `chanter yes` or `chanter no`.")
+            raise InputError("First the chanter vote (R9): type `yes` or `no`.")
         if phase == "chanter_discard" and model.my_turn:
-            raise InputError("First discard six cards (R9): `discard` then six codes or numbers.")
+            raise InputError("First discard six cards (R9): type six codes or numbers.")
         card = resolve_card(token, model.view["hand"])
         self._send(model, protocol.Play, card=card)
 
@@ -466,6 +699,15 @@ class App:
         task.add_done_callback(self._tasks.discard)
 
 
+def explain(exc: Exception) -> Text:
+    """A command that failed on the way or at the server, as a sentence."""
+    if isinstance(exc, ServerError):
+        return render.error_text(exc.code, exc.message)
+    if isinstance(exc, ConnectionFailed):
+        return render.problem(f"Not connected: {exc}")
+    return render.problem("The server did not answer in time; try again.")
+
+
 def valid_tables(raw: object) -> list[dict[str, Any]]:
     """``list_tables`` results are a free-form map: keep only entries that are TableInfo."""
     out = []
@@ -477,6 +719,7 @@ def valid_tables(raw: object) -> list[dict[str, Any]]:
 
 
 def signals_help() -> RenderableType:
+    """`help signals` / `signal`: what signals are (R15, R16) and every one to type."""
     from rich.table import Table
 
     table = Table(title="Signals to your partner (R15)", box=None, title_justify="left",
@@ -485,4 +728,4 @@ def signals_help() -> RenderableType:
     table.add_column("meaning")
     for name, meaning in render.SIGNAL_MEANINGS.items():
         table.add_row(f"signal {name}" if name != "aces" else "signal aces N", meaning)
-    return table
+    return Group(Text(render.HELP_SIGNALS_INTRO), table)

@@ -27,8 +27,9 @@ def resolve_card(token: str, hand: list[str]) -> str:
         if not shown:
             raise InputError("You have no cards in hand.")
         if not 1 <= n <= len(shown):
-            raise InputError(f"There is no card number {n}: your hand has {len(shown)} cards "
-                             f"(1 to {len(shown)}).")
+            count = f"{len(shown)} card" + ("s" if len(shown) != 1 else "")
+            span = "only 1" if len(shown) == 1 else f"1 to {len(shown)}"
+            raise InputError(f"There is no card number {n}: your hand has {count} ({span}).")
         return shown[n - 1]
     if is_card(token):
         return token

@@ -13,11 +13,13 @@ import contextlib
 import getpass
 import os
 import signal
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 import protocol
 
@@ -33,6 +35,35 @@ def _default_name() -> str:
     with contextlib.suppress(Exception):
         return protocol.clean_text(getpass.getuser())[: protocol.MAX_NAME_LEN] or "player"
     return "player"
+
+
+def choose_name(given: str | None, console: Console,
+                ask: Callable[[str], str] | None = None) -> tuple[str, str | None]:
+    """The name to play under, and a note on how it was chosen (issue 14, item 9).
+
+    No ``--name``: the login name, and the hello line says so. An empty ``--name``: ask
+    (when there is someone to ask), falling back to the login name. A name longer than the
+    protocol allows (``protocol.MAX_NAME_LEN``) is shortened, and the player is told.
+    """
+    note: str | None = None
+    name = given
+    if name is None:
+        name, note = _default_name(), "your login name; `--name NAME` picks another"
+    elif not protocol.clean_text(name).strip():
+        answer = ""
+        if ask is not None:
+            with contextlib.suppress(EOFError):
+                answer = ask("What name do you want at the table? ")
+        if protocol.clean_text(answer).strip():
+            name = answer
+        else:
+            name, note = _default_name(), "your login name; `--name NAME` picks another"
+    cleaned = protocol.clean_text(name).strip()
+    if len(cleaned) > protocol.MAX_NAME_LEN:
+        cleaned = cleaned[: protocol.MAX_NAME_LEN]
+        console.print(Text(f"Your name is longer than {protocol.MAX_NAME_LEN} characters: it "
+                           f"is shortened to {cleaned}.", style="yellow"))
+    return cleaned or "player", note
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -84,8 +115,9 @@ async def play_local(args: argparse.Namespace, console: Console) -> int:
             create = f"create deals={args.deals} delay={args.delay} level={args.level}"
             if args.chanter:
                 create += " chanter=on"
-            app = App(url, args.name or _default_name(), console,
-                      initial=[create, f"bots {args.level}", "start"])
+            app = App(url, args.name, console,
+                      initial=[create, f"bots {args.level}", "start"], local=True,
+                      name_note=getattr(args, "name_note", None))
             # A closed terminal (SIGHUP) or a kill (SIGTERM) unwinds the server and stops
             # its embedded store, rather than leaving it running behind us.
             loop = asyncio.get_running_loop()
@@ -102,17 +134,28 @@ async def play_local(args: argparse.Namespace, console: Console) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     console = Console(highlight=False)
-    name = args.name or _default_name()
     try:
         if args.bot:
             bot = NetBot(args.server, args.bot, args.name or f"{args.bot} bot", console,
                          table=args.table, options={"deals": args.deals}, seed=args.seed,
                          quiet=args.quiet)
             return asyncio.run(bot.run())
+        ask = input if sys.stdin.isatty() else None
+        args.name, args.name_note = choose_name(args.name, console, ask)
         if args.command == "play":
             return asyncio.run(play_local(args, console))
         sessions = None if args.new_session else SessionFile()
-        return asyncio.run(App(args.server, name, console, sessions=sessions).run())
+        if sessions is not None and not sessions.claim(args.server, args.name):
+            # Issue 14, item 11: that session is another live client's; taking it would
+            # log that client out. Play on a separate, unremembered session instead.
+            console.print(Text(
+                f"Another aluette on this machine is using the session remembered for "
+                f"{args.name}: this one starts a separate session, which is not remembered "
+                f"(`--new-session` does the same on purpose; another --name gets its own "
+                f"remembered session).", style="yellow"))
+            sessions = None
+        return asyncio.run(App(args.server, args.name, console, sessions=sessions,
+                               name_note=args.name_note).run())
     except KeyboardInterrupt:
         return 130
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -147,48 +148,131 @@ _GROUP_NAMES = {"1": "the aces", "R": "the Rois", "C": "the Cavalières", "V": "
 # --------------------------------------------------------------------------- seats
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 deal``, ``2 deals``: every count the client prints goes through here."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def duration(seconds: float) -> str:
+    """``1 second``, ``45 seconds``, ``2 minutes``, ``1 minute 30 seconds``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return plural(s, "second")
+    minutes, rest = divmod(s, 60)
+    return plural(minutes, "minute") + (f" {plural(rest, 'second')}" if rest else "")
+
+
+def _name_is_shared(model: TableModel, seat: int) -> bool:
+    """Two seats with one name (two Anas at a table) need their seat numbers to tell apart."""
+    name = model.seat_name(seat)
+    return name is not None and any(
+        model.seat_name(s) == name for s in range(4) if s != seat)
+
+
 def who(model: TableModel, seat: int | None) -> Text:
-    """``Ana (seat 2)``, ``you (seat 0)``, ``your partner Cy (seat 2)``: names are cleaned."""
+    """``you``, ``your partner Cy``, ``Bo``: names, not seat numbers (issue 14, item 13).
+
+    The seat number is added only where the name alone does not say who it is (no name
+    known yet, or two players with one name).
+    """
     if seat is None:
         return Text("nobody")
     out = Text()
     if model.seat is not None and seat == model.seat:
         out.append("you", style="bold")
-        out.append(f" (seat {seat})")
         return out
     if model.seat is not None and seat == partner_of(model.seat):
         out.append("your partner ")
-    name = model.seat_name(seat)
-    out.append_text(safe(name, 32) if name else Text(f"seat {seat}"))
-    if name:
-        out.append(f" (seat {seat})")
-    return out
-
-
-def team_text(model: TableModel, team: int) -> Text:
-    a, b = (0, 2) if team == 0 else (1, 3)
-    out = Text(f"team {team} (")
-    out.append_text(_short(model, a)).append(" & ").append_text(_short(model, b)).append(")")
+    out.append_text(_short(model, seat))
     return out
 
 
 def _short(model: TableModel, seat: int) -> Text:
+    """The shortest unambiguous way to name a seat: ``you``, ``Bo``, ``Ana (seat 2)``."""
     if model.seat == seat:
         return Text("you", style="bold")
     name = model.seat_name(seat)
-    return safe(name, 32) if name else Text(f"seat {seat}")
+    if not name:
+        return Text(f"seat {seat}")
+    out = safe(name, 32)
+    if _name_is_shared(model, seat):
+        out.append(f" (seat {seat})")
+    return out
+
+
+def does(model: TableModel, seat: int | None, you_form: str, other_form: str) -> Text:
+    """``you lead again`` / ``Bo leads again``: the verb agrees with its subject."""
+    out = who(model, seat)
+    out.append(" " + (you_form if model.seat is not None and seat == model.seat
+                      else other_form))
+    return out
+
+
+def team_label(model: TableModel, team: int) -> str:
+    """``your team`` / ``their team`` for a player; spectators get the partners' names."""
+    if model.seat is not None:
+        return "your team" if team_of(model.seat) == team else "their team"
+    a, b = (0, 2) if team == 0 else (1, 3)
+    return f"{_short(model, a).plain} & {_short(model, b).plain}"
+
+
+def team_text(model: TableModel, team: int) -> Text:
+    """``your team (you & Cy)``, ``their team (Bo & Di)``; for spectators ``Ana & Cy``."""
+    a, b = (0, 2) if team == 0 else (1, 3)
+    members = _short(model, a).append(" & ").append_text(_short(model, b))
+    if model.seat is None:
+        return members
+    return Text(team_label(model, team) + " (").append_text(members).append(")")
 
 
 # --------------------------------------------------------------------------- lobby
 
+#: Table statuses that are still going on (issue 14, item 10: the others are clutter).
+LIVE = ("waiting", "playing")
 
-def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]]) -> RenderableType:
+
+def lobby_order(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
+                show_all: bool = False) -> tuple[list[dict[str, Any]], int]:
+    """Which tables ``tables`` shows, in what order, and how many it hides.
+
+    Yours first, then tables waiting for players, then matches being played; finished and
+    abandoned tables (yours too: `tables all` and `record` still reach them), and waiting
+    tables nobody sits at (left by `leave`: their creator is gone, so nobody can start
+    them), are hidden unless ``show_all``.
+    """
+    mine = {s.get("table") for s in seats}
+
+    def useful(info: dict[str, Any]) -> bool:
+        if info.get("status") not in LIVE:
+            return False
+        if info.get("status") == "waiting" and info.get("table") not in mine:
+            return any((s or {}).get("kind") == "human" for s in info.get("seats") or [])
+        return True
+
+    def rank(info: dict[str, Any]) -> int:
+        if not useful(info):
+            return 3
+        if info.get("table") in mine:
+            return 0
+        return {"waiting": 1, "playing": 2}.get(str(info.get("status")), 3)
+
+    shown = [t for t in tables if show_all or useful(t)]
+    shown.sort(key=rank)                     # stable: the server's order within a rank
+    return shown, len(tables) - len(shown)
+
+
+def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
+                 show_all: bool = False) -> RenderableType:
     """The lobby, two short lines per table so it reads well in 80 columns."""
-    if not tables:
-        return note("No tables yet. Create one with `create` (see `help create`).")
+    shown, hidden = lobby_order(tables, seats, show_all)
+    lines: list[RenderableType] = []
+    if not shown:
+        lines.append(note("No tables to join yet. Create one with `create` "
+                          "(see `help create`)."))
+    else:
+        lines.append(Text("Tables:", style="bold"))
     mine = {s.get("table"): s.get("seat") for s in seats}
-    lines: list[RenderableType] = [Text("Tables:", style="bold")]
-    for info in tables:
+    for info in shown:
         opts = info.get("options") or {}
         head = Text("  ")
         tid = safe(info.get("table", "?"), 64)
@@ -196,8 +280,9 @@ def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]]) -> R
         head.append_text(tid)
         head.append("  «").append_text(safe(info.get("name", ""), 32)).append("»  ")
         head.append_text(safe(info.get("status", ""), 12))
-        deals = (f"to {opts['target_points']} points" if opts.get("target_points")
-                 else f"{opts.get('deals', 5)} deals")
+        target = opts.get("target_points")
+        deals = (f"to {plural(int(target), 'point')}" if target
+                 else plural(int(opts.get("deals", 5)), "deal"))
         flags = [deals]
         if opts.get("chanter"):
             flags.append("chanter")
@@ -216,7 +301,7 @@ def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]]) -> R
         for i, s in enumerate(info.get("seats") or []):
             if i:
                 seat_line.append(" · ")
-            seat_line.append(f"{i} ")
+            seat_line.append(f"{i} ")           # seat numbers: `join TABLE SEAT` needs them
             kind = s.get("kind")
             if kind == "empty":
                 seat_line.append("empty", style="dim")
@@ -225,15 +310,31 @@ def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]]) -> R
             else:
                 seat_line.append_text(safe(s.get("name") or "?", 32))
         lines.append(seat_line)
+    if hidden:
+        finished = sum(1 for t in tables if t not in shown and t.get("status") not in LIVE)
+        parts = []
+        if finished:
+            parts.append(plural(finished, "finished table"))
+        if hidden - finished:
+            parts.append(plural(hidden - finished, "empty table"))
+        it = "it" if hidden == 1 else "them"
+        lines.append(note(f"{' and '.join(parts)} hidden: `tables all` shows {it}.",
+                          style="dim"))
     return Group(*lines)
 
 
 def seats_lines(model: TableModel) -> Text:
-    """The four seats of a table before the match (who sits where)."""
+    """The four seats of a table before the match (who sits where).
+
+    Seat numbers stay here: `bot SEAT`, `unbot SEAT` and `join TABLE SEAT` need them.
+    """
     out = Text()
     info = model.info or {}
     for i, s in enumerate(info.get("seats") or []):
-        out.append(f"  seat {i} (team {team_of(i)}): ")
+        if model.seat is not None:
+            out.append(f"  seat {i} ({team_label(model, team_of(i))}): ")
+        else:
+            out.append(f"  seat {i} (partner of seat {partner_of(i)}): ")
         kind = s.get("kind")
         if kind == "empty":
             out.append("empty", style="dim")
@@ -253,49 +354,84 @@ def seats_lines(model: TableModel) -> Text:
 
 # --------------------------------------------------------------------------- game screen
 
+#: Below this many rows or columns the game screen is drawn compact (issue 14, item 12).
+COMPACT_ROWS = 24
+COMPACT_COLUMNS = 70
 
-def game_screen(model: TableModel) -> RenderableType:
-    """The table as one block: header, seats, the trick on the table, your hand, whose turn."""
+
+def wants_compact(width: int, height: int) -> bool:
+    return height < COMPACT_ROWS or width < COMPACT_COLUMNS
+
+
+def _header(model: TableModel, v: dict[str, Any], compact: bool) -> Text:
+    opts = v.get("options") or {}
+    head = Text("Table ", style="bold")
+    head.append_text(safe(model.table, 64))
+    if not compact and model.info and model.info.get("name"):
+        head.append(" «").append_text(safe(model.info["name"], 32)).append("»")
+    target = opts.get("target_points")
+    total = (f"to {plural(int(target), 'point')}" if target
+             else f"of {opts.get('deals', 5)}")
+    head.append(f" · deal {v['deal_number']} {total} · dealer: ")
+    head.append_text(_short(model, v["dealer"]) if compact else who(model, v["dealer"]))
+    if model.spectator:
+        head.append(" · watching" if compact else " · you are watching", style="dim")
+    return head
+
+
+def _to_act_mark(v: dict[str, Any]) -> str:
+    return {"chanter_vote": "◀ to vote", "chanter_discard": "◀ to discard"}.get(
+        v["phase"], "◀ to play")
+
+
+def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
+    """The table as one block: header, seats, the trick on the table, your hand, whose turn.
+
+    The essentials (the trick, your hand, whose turn) come last, next to the prompt.
+    ``compact`` (a small terminal) draws the same in about ten lines of 60 columns.
+    """
     v = model.view
     if v is None:
         head = Text("Table ")
         head.append_text(safe(model.table, 64))
         head.append(" · waiting for the start\n")
         return Group(head, seats_lines(model))
-    opts = v.get("options") or {}
-    parts: list[RenderableType] = []
-    head = Text("Table ", style="bold")
-    head.append_text(safe(model.table, 64))
-    if model.info and model.info.get("name"):
-        head.append(" «").append_text(safe(model.info["name"], 32)).append("»")
-    total = (f"to {opts['target_points']} points" if opts.get("target_points")
-             else f"of {opts.get('deals', 5)}")
-    head.append(f" · deal {v['deal_number']} {total} · dealer: ")
-    head.append_text(who(model, v["dealer"]))
-    if model.spectator:
-        head.append(" · you are watching", style="dim")
-    parts.append(head)
-
-    grid = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("seat", "player", "team", "tricks", "cards"):
-        grid.add_column(col, justify="left" if col == "player" else "right")
-    for seat in range(4):
-        name = who(model, seat)
-        if seat == v.get("to_act"):
-            name.append({"chanter_vote": "  ◀ to vote", "chanter_discard": "  ◀ to discard"}
-                        .get(v["phase"], "  ◀ to play"), style="bold yellow")
-        info_seat = ((model.info or {}).get("seats") or [{}] * 4)[seat]
-        if info_seat.get("kind") == "bot":
-            name.append(" [bot]", style="magenta")
-        elif info_seat.get("kind") == "human" and not info_seat.get("connected"):
-            name.append(" (disconnected)", style="dim")
-        grid.add_row(str(seat), name, str(team_of(seat)), str(v["trick_counts"][seat]),
-                     str(v["hand_sizes"][seat]))
-    parts.append(grid)
-    points = Text("Points: ")
-    points.append_text(team_text(model, 0)).append(f" {v['points'][0]}  ·  ")
-    points.append_text(team_text(model, 1)).append(f" {v['points'][1]}")
-    parts.append(points)
+    parts: list[RenderableType] = [_header(model, v, compact)]
+    seats_info = (model.info or {}).get("seats") or [{}] * 4
+    if compact:
+        tricks = Text("Tricks: ")
+        for seat in range(4):
+            if seat:
+                tricks.append(", ")
+            tricks.append_text(_short(model, seat)).append(f" {v['trick_counts'][seat]}")
+            if seat == v.get("to_act"):
+                tricks.append(" " + _to_act_mark(v), style="bold yellow")
+        parts.append(tricks)
+        parts.append(Text(f"Points: {team_label(model, 0)} {v['points'][0]} · "
+                          f"{team_label(model, 1)} {v['points'][1]}"))
+    else:
+        grid = Table(box=None, header_style="bold", pad_edge=False)
+        for col in ("player", "team", "tricks", "cards"):
+            grid.add_column(col, justify="left" if col in ("player", "team") else "right")
+        for seat in range(4):
+            name = who(model, seat)
+            if seat == v.get("to_act"):
+                name.append("  " + _to_act_mark(v), style="bold yellow")
+            info_seat = seats_info[seat] if seat < len(seats_info) else {}
+            if info_seat.get("kind") == "bot":
+                name.append(" [bot]", style="magenta")
+            elif info_seat.get("kind") == "human" and not info_seat.get("connected"):
+                name.append(" (a bot plays for them)" if info_seat.get("level")
+                            else " (disconnected)", style="dim")
+            team = (("yours" if team_of(seat) == team_of(model.seat) else "theirs")
+                    if model.seat is not None
+                    else "with " + _short(model, partner_of(seat)).plain)
+            grid.add_row(name, team, str(v["trick_counts"][seat]), str(v["hand_sizes"][seat]))
+        parts.append(grid)
+        points = Text("Points: ")
+        points.append_text(team_text(model, 0)).append(f" {v['points'][0]}  ·  ")
+        points.append_text(team_text(model, 1)).append(f" {v['points'][1]}")
+        parts.append(points)
 
     if v["phase"] in ("chanter_vote", "chanter_discard"):
         votes = Text("Chanter (R9) votes: ")
@@ -303,41 +439,45 @@ def game_screen(model: TableModel) -> RenderableType:
             _short(model, s).append(" yes" if vote else " no")
             for s, vote in enumerate(v["chanter_votes"]) if vote is not None) or Text("none yet"))
         parts.append(votes)
+    if v.get("signals"):
+        sig = Text("Signals received this deal: ")
+        sig.append_text(Text("; ").join(signal_text(model, s) for s in v["signals"]))
+        parts.append(sig)
     if v["phase"] == "play":
+        if v["tricks"]:
+            last = v["tricks"][-1]
+            prev = Text(f"Last trick ({len(v['tricks'])}): ", style="dim")
+            prev.append_text(trick_cards(model, last["leader"], last["cards"],
+                                         with_name=not compact))
+            prev.append(" → ")
+            prev.append_text(_short(model, last["winner"]) if last["winner"] is not None
+                             else Text("spoiled"))
+            parts.append(prev)
         trick = Text(f"Trick {len(v['tricks']) + 1} of 9, led by ")
-        trick.append_text(who(model, v["leader"]))
+        trick.append_text(_short(model, v["leader"]))
         trick.append(": ")
         if not v["trick"]:
             trick.append("no card yet", style="dim")
         for i, (seat, card) in enumerate(v["trick"]):
             if i:
                 trick.append(", ")
-            trick.append_text(_short(model, seat)).append(" ").append_text(card_text(card))
+            trick.append_text(_short(model, seat)).append(" ").append_text(
+                card_text(card, with_name=not compact))
         parts.append(trick)
-        if v["tricks"]:
-            last = v["tricks"][-1]
-            prev = Text(f"Last trick ({len(v['tricks'])}): ", style="dim")
-            prev.append_text(trick_cards(model, last["leader"], last["cards"]))
-            prev.append(" → ")
-            prev.append_text(who(model, last["winner"]) if last["winner"] is not None
-                             else Text("spoiled"))
-            parts.append(prev)
-    if v.get("signals"):
-        sig = Text("Signals received this deal: ")
-        sig.append_text(Text("; ").join(signal_text(model, s) for s in v["signals"]))
-        parts.append(sig)
     if not model.spectator:
-        parts.append(hand_table(v["hand"]))
-    parts.append(turn_hint(model))
+        parts.append(hand_line(v["hand"]) if compact else hand_table(v["hand"]))
+    parts.append(turn_hint(model, compact))
     return Group(*parts)
 
 
-def trick_cards(model: TableModel, leader: int, cards: list[str]) -> Text:
+def trick_cards(model: TableModel, leader: int, cards: list[str],
+                with_name: bool = True) -> Text:
     out = Text()
     for i, card in enumerate(cards):
         if i:
             out.append(", ")
-        out.append_text(_short(model, (leader + i) % 4)).append(" ").append_text(card_text(card))
+        out.append_text(_short(model, (leader + i) % 4)).append(" ").append_text(
+            card_text(card, with_name=with_name))
     return out
 
 
@@ -355,7 +495,22 @@ def hand_table(hand: list[str]) -> RenderableType:
     return table
 
 
-def turn_hint(model: TableModel) -> Text:
+def hand_line(hand: list[str]) -> RenderableType:
+    """The compact hand: ``Hand:  1 3o◆  2 9c♥ …``, numbered strongest first like the table,
+    in columns so a number never wraps away from its card."""
+    if not hand:
+        return Text("Hand: (empty)")
+    cells = [Text("Hand:")]
+    for i, code in enumerate(sort_by_strength(hand), 1):
+        symbol, colour = SUIT_STYLE.get(code[1:2], ("?", "white"))
+        cell = Text(f"{i} ")
+        cell.append(code, style=f"bold {colour}" if code in MAJEURES else colour)
+        cell.append(symbol, style=colour)
+        cells.append(cell)
+    return Columns(cells, padding=(0, 2))
+
+
+def turn_hint(model: TableModel, compact: bool = False) -> Text:
     v = model.view
     if v is None:
         return Text()
@@ -364,11 +519,13 @@ def turn_hint(model: TableModel) -> Text:
         return Text("The match is over.", style="bold")
     if model.my_turn:
         if phase == "chanter_vote":
-            return Text("▶ Your vote: do you want to chanter (R9)? Type `chanter yes` or "
-                        "`chanter no`.", style="bold yellow")
+            return Text("▶ Your vote: do you want to chanter (R9)? Type `yes` or `no`.",
+                        style="bold yellow")
         if phase == "chanter_discard":
-            return Text("▶ Discard six cards (R9): `discard` then six codes or numbers, "
-                        "e.g. `discard 10 11 12 13 14 15`.", style="bold yellow")
+            return Text("▶ Discard six cards (R9): type six codes or numbers, "
+                        "e.g. `10 11 12 13 14 15`.", style="bold yellow")
+        if compact:
+            return Text("▶ Your turn: a card code (3o) or its number.", style="bold yellow")
         return Text("▶ Your turn: type a card code (e.g. 3o) or its number in your hand.",
                     style="bold yellow")
     if v.get("to_act") is None:
@@ -383,13 +540,33 @@ def turn_hint(model: TableModel) -> Text:
 def signal_text(model: TableModel, sig: dict[str, Any]) -> Text:
     meaning = SIGNAL_MEANINGS.get(str(sig.get("signal")), "?")
     if sig.get("signal") == "aces":
-        meaning = f"I hold {sig.get('n')} ace{'s' if sig.get('n') != 1 else ''}"
+        meaning = f"I hold {plural(int(sig.get('n') or 0), 'ace')}"
     out = who(model, sig.get("from_seat"))
     out.append(": “").append(meaning).append("”")
     return out
 
 
 # --------------------------------------------------------------------------- events
+
+
+def grace_of(model: TableModel) -> int:
+    """The table's grace period (option grace_s): how long a dropped seat is kept."""
+    for opts in ((model.info or {}).get("options"), (model.view or {}).get("options")):
+        if isinstance(opts, dict) and isinstance(opts.get("grace_s"), int):
+            return int(opts["grace_s"])
+    return 120
+
+
+def _seat_info(info: dict[str, Any] | None, seat: int) -> dict[str, Any]:
+    seats = (info or {}).get("seats") or []
+    s = seats[seat] if 0 <= seat < len(seats) else None
+    return s if isinstance(s, dict) else {}
+
+
+def _taken_over(s: dict[str, Any]) -> bool:
+    """A human's seat played by a bot after the grace period: the server's SeatInfo says
+    ``kind: human``, ``connected: false`` and a bot ``level`` (docs/PROTOCOL.md)."""
+    return s.get("kind") == "human" and not s.get("connected") and bool(s.get("level"))
 
 
 def event_lines(model: TableModel, event: dict[str, Any],
@@ -401,23 +578,38 @@ def event_lines(model: TableModel, event: dict[str, Any],
     if kind == "table_changed":
         out += _seat_changes(model, before, event["table"])
     elif kind == "player_disconnected":
-        t = who(model, event["seat"]).append(" lost the connection; a bot takes the seat if "
-                                             "they do not come back in time.", style="dim")
+        seat = event["seat"]
+        t = who(model, seat).append(" lost the connection")
+        if model.status == "playing":
+            t.append(f": if they are not back within {duration(grace_of(model))}, a bot "
+                     "plays for them until they return.")
+        else:
+            t.append(".")
+        t.stylize("dim")
         out.append(t)
     elif kind == "player_connected":
-        out.append(who(model, event["seat"]).append(" is connected.", style="dim"))
+        # The event comes before the table_changed that marks the seat connected, so the
+        # lobby info still says how the seat was: only a real return is news.
+        seat = event["seat"]
+        was = _seat_info(model.info, seat)
+        if was.get("kind") == "human" and not was.get("connected"):
+            if seat == model.seat:
+                if _taken_over(was):
+                    out.append(Text("You are back: the bot gives your seat back.",
+                                    style="green"))
+            else:
+                t = who(model, seat).append(" is back")
+                t.append(": the bot gives the seat back." if _taken_over(was) else ".")
+                t.stylize("green")
+                out.append(t)
     elif kind == "partner_draw":
-        t = Text("Partner draw (R7): ")
-        t.append_text(Text(", ").join(
-            Text(f"seat {s} ").append_text(card_text(c)) for s, c in event["cards"]))
-        if model.seat is not None:
-            t.append(f". You now sit in seat {model.seat}.")
-        out.append(t)
+        out.append(_partner_draw(model, event))
     elif kind == "deal_started" and v is not None:
         if event["deal_number"] == 1:
             out.append(Text("The match starts!", style="bold green"))
         opts = v.get("options") or {}
-        total = (f"(play to {opts['target_points']} points)" if opts.get("target_points")
+        target = opts.get("target_points")
+        total = (f"(play to {plural(int(target), 'point')})" if target
                  else f"of {opts.get('deals', 5)}")
         t = Text(f"── Deal {event['deal_number']} {total} · dealer: ", style="bold")
         t.append_text(who(model, event["dealer"]))
@@ -429,8 +621,9 @@ def event_lines(model: TableModel, event: dict[str, Any],
         t.append_text(Text(", ").join(card_text(c) for c in sort_by_strength(event["cards"])))
         out.append(t)
     elif kind == "chanter_vote":
-        out.append(who(model, event["seat"]).append(
-            " wants to chanter." if event["vote"] else " does not want to chanter."))
+        out.append(does(model, event["seat"], "want to chanter." if event["vote"]
+                        else "do not want to chanter.",
+                        "wants to chanter." if event["vote"] else "does not want to chanter."))
     elif kind == "chanter_result":
         out.append(Text("Everyone agreed to chanter: the talon goes to the dealer's left and "
                         "the dealer, who each discard six (R9)." if event["accepted"]
@@ -443,8 +636,7 @@ def event_lines(model: TableModel, event: dict[str, Any],
     elif kind == "chanter_discarded":
         out.append(who(model, event["seat"]).append(" discarded six cards face down."))
     elif kind == "card_played":
-        t = who(model, event["seat"])
-        t.append(" play" if event["seat"] == model.seat else " plays")
+        t = does(model, event["seat"], "play", "plays")
         t.append(" ").append_text(card_text(event["card"]))
         out.append(t)
     elif kind == "trick_done":
@@ -462,6 +654,28 @@ def event_lines(model: TableModel, event: dict[str, Any],
     return out
 
 
+def _partner_draw(model: TableModel, event: dict[str, Any]) -> Text:
+    """R7: who drew which card, then who partners whom (by name: the seats just moved)."""
+    seating = event.get("seating") or [0, 1, 2, 3]
+
+    def drawer(old: int) -> Text:
+        if model.seat is not None and 0 <= old < len(seating) and seating[old] == model.seat:
+            return Text("you", style="bold")
+        name = model.seat_name(old)        # the lobby info still has the old seating
+        return safe(name, 32) if name else Text(f"seat {old}")
+
+    t = Text("Partner draw (R7): ")
+    t.append_text(Text(", ").join(
+        drawer(s).append(" ").append_text(card_text(c)) for s, c in event["cards"]))
+    if model.seat is not None:
+        partner_old = next((s for s in range(4) if s < len(seating)
+                            and seating[s] == partner_of(model.seat)), None)
+        if partner_old is not None:
+            t.append(". Your partner is ").append_text(drawer(partner_old))
+        t.append(f"; you now sit in seat {model.seat}.")
+    return t
+
+
 def _seat_changes(model: TableModel, before: dict[str, Any] | None,
                   after: dict[str, Any]) -> list[RenderableType]:
     out: list[RenderableType] = []
@@ -469,7 +683,24 @@ def _seat_changes(model: TableModel, before: dict[str, Any] | None,
         return out
     old, new = before.get("seats") or [], after.get("seats") or []
     for i, (a, b) in enumerate(zip(old, new, strict=False)):
+        if not _taken_over(a) and _taken_over(b):
+            # Issue 14, item 8: the grace period ran out.
+            name = safe(b.get("name") or f"seat {i}", 32)
+            t = Text("A bot now plays for ", style="yellow")
+            if i == model.seat:
+                t = Text("A bot now plays for you until you come back.", style="yellow")
+            else:
+                t.append_text(name).append(" until they come back.")
+            out.append(t)
+            continue
         if (a.get("kind"), a.get("name")) == (b.get("kind"), b.get("name")):
+            continue
+        if a.get("kind") == "human" and b.get("kind") == "bot" and before.get("status") == \
+                "playing":
+            t = safe(a.get("name") or f"seat {i}", 32)
+            t.append(" left the table; a ").append_text(safe(b.get("level") or "", 10))
+            t.append(" bot plays for them.")
+            out.append(t)
             continue
         t = Text(f"Seat {i}: ")
         if b.get("kind") == "empty":
@@ -498,7 +729,7 @@ def trick_result(model: TableModel, event: dict[str, Any]) -> Text:
         tied = [c for c in event["cards"] if STRENGTH[c] == top]
         t.append(" — SPOILED (R11): ", style="bold red")
         t.append(" and ".join(tied) + " tie for the top, so nobody wins it; ")
-        t.append_text(who(model, event["leader"])).append(" leads again.")
+        t.append_text(does(model, event["leader"], "lead again.", "leads again."))
     else:
         best = event["cards"][(winner - event["leader"]) % 4]
         t.append(" — won by ", style="bold green").append_text(who(model, winner))
@@ -506,28 +737,80 @@ def trick_result(model: TableModel, event: dict[str, Any]) -> Text:
     return t
 
 
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def deal_reason(model: TableModel, event: dict[str, Any]) -> str:
+    """Why the deal went where it did, in words (R12, R13, R13a).
+
+    Uses the deal's nine tricks from the view when the client saw them (to say at which
+    trick a tie was broken); without them it still says who reached the count first.
+    """
+    counts: list[int] = list(event["trick_counts"])
+    winner: int = event["winner"]
+    top = counts[winner]
+    subject = _short(model, winner).plain
+    tricks = (model.view or {}).get("tricks") or []
+    if top == 9:
+        why = "all nine tricks"
+        if event["mordienne"]:
+            why += ", a clean sweep: mordienne (R13a)"
+        return why
+    tied = [s for s in range(4) if s != winner and counts[s] == top]
+    if tied:
+        others = " and ".join(_short(model, s).plain for s in tied)
+        reached = ""
+        if len(tricks) == 9:
+            won = 0
+            for number, trick in enumerate(tricks, start=1):
+                if trick.get("winner") == winner:
+                    won += 1
+                    if won == top:
+                        reached = f" at trick {number}"
+                        break
+        why = (f"{plural(top, 'trick')}, as many as {others}, but {subject} got to "
+               f"{_NUMBERS[top] if top < 10 else top}{reached} first (R12)")
+    else:
+        why = f"the most tricks, {top} (R12)"
+    if event["mordienne"]:
+        why += f", and the last {top} in a row with none before: mordienne (R13)"
+    return why
+
+
 def deal_result(model: TableModel, event: dict[str, Any]) -> RenderableType:
-    """R12 (the deal winner), R13 (mordienne: the winner took exactly the last k ≥ 2 tricks)."""
-    lines = []
+    """R12 (the deal winner), R13 (mordienne: the winner took exactly the last k ≥ 2 tricks),
+    R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
+    lines: list[RenderableType] = []
     counts = Text(f"Deal {event['deal_number']} is over. Tricks won: ")
     counts.append_text(Text(", ").join(
         _short(model, s).append(f" {n}") for s, n in enumerate(event["trick_counts"])))
+    spoiled = 9 - sum(event["trick_counts"])
+    if spoiled:
+        counts.append(f"; {plural(spoiled, 'trick')} spoiled, counted for nobody (R11)")
+    counts.append(".")
     lines.append(counts)
     winner = event["winner"]
     if winner is None:
         lines.append(Text("All nine tricks were spoiled: nobody scores (R12).", style="bold"))
     else:
         team = team_of(winner)
-        t = Text("The deal goes to ", style="bold")
-        t.append_text(who(model, winner))
-        t.append(", so ").append_text(team_text(model, team))
         pts = event["points"][team]
-        t.append(f" scores {pts} point{'s' if pts != 1 else ''}")
         if event["mordienne"]:
-            t.append(" — MORDIENNE! ", style="bold magenta")
-            t.append("They won the last tricks in a row and none before (R13).")
-        else:
-            t.append(" (R12).")
+            m = Text("★ MORDIENNE! ", style="bold magenta")
+            if event["trick_counts"][winner] == 9:
+                m.append_text(does(model, winner, "take", "takes")).append(
+                    " all nine tricks (R13a)")
+            else:
+                n = event["trick_counts"][winner]
+                m.append_text(does(model, winner, "win", "wins")).append(
+                    f" the last {n} tricks in a row and none before (R13)")
+            m.append(f": {plural(pts, 'point')} instead of 1.")
+            lines.append(m)
+        t = Text("The deal goes to ", style="bold")
+        t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event))
+        t.append("; ").append_text(team_text(model, team))
+        # "your team scores", but for a spectator "Bo & Di score" (a plural subject).
+        t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
         lines.append(t)
     totals = Text("Match score: ")
     totals.append_text(team_text(model, 0)).append(f" {event['totals'][0]}  ·  ")
@@ -539,23 +822,28 @@ def deal_result(model: TableModel, event: dict[str, Any]) -> RenderableType:
 def match_result(model: TableModel, event: dict[str, Any]) -> Text:
     """R14: more points wins; equal totals are a draw."""
     p = event["points"]
-    t = Text(f"═══ Match over: {p[0]} to {p[1]}. ", style="bold")
+    t = Text("═══ Match over: ", style="bold")
+    t.append_text(team_text(model, 0)).append(f" {p[0]}, ")
+    t.append_text(team_text(model, 1)).append(f" {p[1]}. ")
     result = event["result"]
     if result == "draw":
         t.append("It is a draw.", style="bold")
     else:
         team = 0 if result == "team0" else 1
-        t.append_text(team_text(model, team)).append(" wins", style="bold green")
         if model.seat is not None:
-            t.append(" — you win!" if team_of(model.seat) == team else " — you lose.",
-                     style="bold")
+            t.append("You win!" if team_of(model.seat) == team else "You lose.",
+                     style="bold green" if team_of(model.seat) == team else "bold")
+        else:
+            t.append_text(team_text(model, team)).append(" win.", style="bold green")
     t.append(" ═══", style="bold")
     return t
 
 
+# --------------------------------------------------------------------------- help
+
 HELP = """\
 Lobby
-  tables                     list the tables (yours are marked)
+  tables [all]               list the tables (yours first; `all` adds finished ones)
   create [OPTION=VALUE ...]  create a table, sit at seat 0 (see `help create`)
   join TABLE [SEAT] [CODE]   sit at a table (any free seat if SEAT is left out)
   watch TABLE [CODE]         watch a table as a spectator
@@ -568,11 +856,11 @@ Lobby
   record [FILE]              save the match record (R17) once the match is over
 Game
   3o   or   1..9             play a card by its code (R2) or its number in hand
-  chanter yes|no             vote on chanter (R9)
-  discard C1 C2 C3 C4 C5 C6  discard six cards after the talon (R9)
+  yes | no                   at the chanter prompt: vote on chanter (R9)
+  C1 C2 C3 C4 C5 C6          at the discard prompt: discard six cards (R9)
   signal NAME [N]            signal your partner (R15); `signal` lists them
   show                       draw the table again
-  help strength | help signals | help create
+  help rules | help strength | help mordienne | help signals | help chanter | help create
   quit                       leave the program (your seat is kept for a while)
 A table can be named by the start of its id (e.g. `join t3f`)."""
 
@@ -592,3 +880,52 @@ create [OPTION=VALUE ...] [private] [name=TEXT]
   autostart          start as soon as four are seated
   private            only players with the join code can sit or watch
 Example: create deals=3 chanter=on signals=risky name=Friday"""
+
+HELP_RULES = """\
+The rules in short (the whole rule book: docs/RULES.md)
+  Four players, two teams: partners sit opposite (R4, R5). 48 Spanish cards, 9 each;
+  the other 12 stay face down (R1, R8).
+  Cards have a fixed strength, suits never matter: `help strength` (R3). Monsieur (3o)
+  beats everything; cards in one row are equal.
+  Play any card you like: there is no duty to follow suit, to beat or to trump (R10).
+  The strongest card takes the trick and its player leads the next. If two or more
+  cards tie for the top, the trick is spoiled: nobody wins it and the same player leads
+  again (R11). A deal is always nine tricks.
+  After nine tricks, the player (not the team) with the most tricks wins the deal; if
+  several have the most, the one who got to that number first wins. Their team scores
+  1 point (R12). Partners' tricks are never added together.
+  Mordienne: a winner who took the last tricks in a row (two or more) and none before
+  scores 2 instead (R13); so does one who took all nine (R13a). `help mordienne`.
+  A match is 5 deals (or to a target); the team with more points wins (R14).
+  Partners may send each other signals about their hands (R15, R16): `help signals`.
+  Some tables play the chanter, a swap with the hidden cards (R9): `help chanter`."""
+
+HELP_MORDIENNE = """\
+Mordienne (R13, R13a; table option mordienne, on by default)
+  The deal winner (R12) scores 2 points instead of 1 when the tricks they won are
+  exactly the last tricks of the deal, at least two, won in a row up to trick 9.
+  - Won no trick early, then the last five in a row: mordienne.
+  - Also won trick 2: no mordienne (an earlier trick breaks it).
+  - Won tricks 6, 7 and 9 while trick 8 was spoiled: no mordienne (a spoiled trick
+    inside the run breaks it; so does a spoiled last trick).
+  - Won all nine tricks: mordienne too (R13a).
+  Nothing is declared: the client announces it when the deal is scored. A signal,
+  `signal going_mordienne`, tells your partner you are going for it."""
+
+HELP_CHANTER = """\
+Chanter (R9; table option chanter, off by default: `create chanter=on`)
+  After the deal each player in turn, starting left of the dealer, votes whether to
+  chanter: at the `chanter yes/no>` prompt type `yes` or `no`.
+  Only if all four say yes: the 12 hidden cards (the talon) are dealt, six to the player
+  left of the dealer and six to the dealer. Each of them then discards six cards face
+  down, keeping nine: at the `discard 6 cards>` prompt type six codes or hand numbers,
+  e.g. `10 11 12 13 14 15` (the six weakest). Nobody else sees the talon or the discards.
+  If anyone says no, play starts with the hands as dealt."""
+
+HELP_SIGNALS_INTRO = """\
+Signals (R15, R16; table option signals: off, private (the default) or risky)
+  In the old game partners pass secret grimaces about their hands. Here you send one of
+  these signals at any time during a deal; only your partner sees it with `private`.
+  With `risky`, each opponent may notice it too (option signal_risk, 0.25 by default)
+  and you are not told who did. Spectators never see signals. Nothing checks that a
+  signal is true: it is a gesture, not a proof."""

@@ -6,11 +6,18 @@ One small JSON file, readable only by its owner (the tokens are secrets), under
 name it keeps the newest session token and the end of a reserved block of command ids:
 ids must be unique for the whole session (docs/PROTOCOL.md), so a restarted client starts
 past every id the previous run could have used, without writing the file per command.
+
+A remembered session belongs to one running client at a time: :meth:`SessionFile.claim`
+holds an advisory lock (``flock``) on a per-server-and-name lock file next to the session
+file for as long as the client runs, so a second client with the same name on the same
+machine knows not to take the session (which would log the first one out, close 4009) and
+starts a separate one instead (issue 14, item 11).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -28,6 +35,7 @@ def default_path() -> Path:
 class SessionFile:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
+        self._locks: dict[Path, int] = {}     # lock files this process holds
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -65,3 +73,44 @@ class SessionFile:
         else:
             data[self._key(url, name)] = {"token": token, "next_id": next_id}
         self._write(data)
+
+    def lock_path(self, url: str, name: str) -> Path:
+        digest = hashlib.sha256(self._key(url, name).encode()).hexdigest()[:16]
+        return self.path.with_name(f"{self.path.stem}.{digest}.lock")
+
+    def claim(self, url: str, name: str) -> bool:
+        """Take the remembered session of ``url`` and ``name`` for this process.
+
+        False when another live process holds it. The lock goes with the process (the
+        kernel drops an ``flock`` when its file is closed, a killed client included), so a
+        restarted client can always claim its session again. Where locking is impossible
+        (no state directory, no ``fcntl``) it claims, as the client did before locks.
+        """
+        try:
+            import fcntl
+        except ImportError:                     # not a POSIX system: no lock, as before
+            return True
+        path = self.lock_path(url, name)
+        if path in self._locks:
+            return True
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        except OSError:
+            os.close(fd)
+            return True
+        self._locks[path] = fd
+        return True
+
+    def release(self) -> None:
+        """Give the session back before the process ends (tests; the kernel does it too)."""
+        for fd in self._locks.values():
+            os.close(fd)
+        self._locks.clear()

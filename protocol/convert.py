@@ -1,6 +1,6 @@
 """Plain dicts from the engine and lobby → typed protocol structs.
 
-The engine is pure and knows nothing of the protocol (DESIGN.md: data flows one way), so
+The engine is pure and knows nothing of the protocol (docs/ARCHITECTURE.md: data flows one way), so
 it emits plain dicts; the server converts them here at the boundary. A mismatch is our
 bug, raised as :class:`EventError` so it is logged rather than sent to a client.
 """

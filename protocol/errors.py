@@ -1,7 +1,7 @@
 """The closed list of error codes and close codes, and the one exception the decoder raises.
 
 Why a closed list: a client written from docs/PROTOCOL.md must be able to switch on every
-code it can receive (DESIGN.md convention 6, "one error tree"). Adding a code is a minor
+code it can receive (docs/ARCHITECTURE.md convention 6, "one error tree"). Adding a code is a minor
 protocol change (clients treat an unknown code like ``internal_error``); renaming or
 removing one is a major change.
 """

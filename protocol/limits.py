@@ -43,7 +43,7 @@ RATE_PER_SECOND = 20
 RATE_BURST = 40
 RATE_HARD_MULTIPLIER = 3
 
-#: Protocol limits on game values (RULES.md).
+#: Protocol limits on game values (docs/RULES.md).
 SEATS = 4  # R4
 MAX_DEALS = 50  # option ``deals``
 MAX_TARGET_POINTS = 50  # R14a

@@ -221,7 +221,7 @@ class Welcome(ServerBase, tag="welcome", kw_only=True):
 
 class Ok(ServerBase, tag="ok", kw_only=True):
     """Success reply to command ``id``; ``result`` is a map whose shape depends on the
-    command (:mod:`protocol.results`; PROTOCOL.md). Decoded, it is a plain dict."""
+    command (:mod:`protocol.results`; docs/PROTOCOL.md). Decoded, it is a plain dict."""
 
     id: CommandId
     result: Any = msgspec.field(default_factory=dict)

@@ -16,7 +16,7 @@ from typing import Final, Literal, get_args
 RANKS: Final = "123456789VCR"
 #: R2: oros (coins), copas (cups), bastos (batons), espadas (swords).
 SUITS: Final = "ocbe"
-#: All 48 card codes (R2), suit-major in RULES.md order: the order the engine shuffles.
+#: All 48 card codes (R2), suit-major in docs/RULES.md order: the order the engine shuffles.
 CARD_CODES: Final[tuple[str, ...]] = tuple(r + s for s in SUITS for r in RANKS)
 
 #: R15: the fixed signal vocabulary.

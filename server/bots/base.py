@@ -1,11 +1,11 @@
 """The one bot interface: a bot is a pure function of a seat's view.
 
-A bot gets exactly what :func:`server.game.view` gives that seat (DESIGN.md convention 4),
-a seeded :class:`random.Random` and a :class:`Budget`; it never sees a ``Match``, so it cannot
-peek at another hand, the talon or anyone's discards. It returns a :class:`Decision`: the turn
-action to take (a card, a chanter vote, six discards) plus the partner signals (R15) it wants
-to send now. Chance is an input (convention 2): the same view, RNG seed and budget always give
-the same decision, so a table can replay its bots.
+A bot gets exactly what :func:`server.game.view` gives that seat (docs/ARCHITECTURE.md
+convention 4), a seeded :class:`random.Random` and a :class:`Budget`; it never sees a
+``Match``, so it cannot peek at another hand, the talon or anyone's discards. It returns a
+:class:`Decision`: the turn action to take (a card, a chanter vote, six discards) plus the
+partner signals (R15) it wants to send now. Chance is an input (convention 2): the same view,
+RNG seed and budget always give the same decision, so a table can replay its bots.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a seat can infer from its own view: the unseen cards and what signals told it.
 
-Everything here is computed from the view dict alone (DESIGN.md convention 4). The unseen
+Everything here is computed from the view dict alone (docs/ARCHITECTURE.md convention 4). The unseen
 cards are the 48 of R1 minus the seat's hand, the cards played this deal and its own
 discards (R9); they are somewhere in the other three hands, the talon (R8) or the other
 discards, and only the hand sizes say how many of them each other seat holds.

@@ -1,7 +1,7 @@
 """The Aluette rules engine: a pure state machine (no asyncio, no I/O, no global randomness).
 
 Start with :meth:`Match.new`, act with :meth:`Match.apply`, look with :func:`view` and
-:func:`spectator_view`. Rules are cited by their ids in ../shared/RULES.md.
+:func:`spectator_view`. Rules are cited by their ids in docs/RULES.md.
 """
 
 from protocol.vocab import Phase

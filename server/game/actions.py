@@ -1,7 +1,7 @@
 """What a seat can do: the engine's actions, as small frozen values with a plain-data form.
 
-A match is its options, its seed and the list of actions applied (DESIGN.md convention 2):
-``to_dict``/``action_from_dict`` are that list's storage format.
+A match is its options, its seed and the list of actions applied (docs/ARCHITECTURE.md
+convention 2): ``to_dict``/``action_from_dict`` are that list's storage format.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def sort_by_strength(cards: list[str] | tuple[str, ...]) -> list[str]:
 
 
 class Card:
-    """A card as a small value type with a text form (DESIGN.md convention 5).
+    """A card as a small value type with a text form (docs/ARCHITECTURE.md convention 5).
 
     ``Card.parse("3o").name == "Monsieur"``; ``str(card)`` is its code.
     """

@@ -1,4 +1,4 @@
-"""The match as a pure state machine (DESIGN.md conventions 2-4).
+"""The match as a pure state machine (docs/ARCHITECTURE.md conventions 2-4).
 
 A :class:`Match` is built from options and a seed; :meth:`Match.apply` takes one action and
 returns the events it caused, or raises a :class:`~.errors.RuleError` and changes nothing.

@@ -1,4 +1,4 @@
-"""Table options that change the rules (RULES.md R6, R7, R9, R13, R14, R14a, R16)."""
+"""Table options that change the rules (docs/RULES.md R6, R7, R9, R13, R14, R14a, R16)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,15 @@
-"""``aluette-record``: verify and show match records (R17, R18) from the command line."""
+"""``aluette-record``: verify and show match records (R17, R18) from the command line.
+
+Both commands say the result in the same words (:func:`verdict`). Output piped into a
+reader that stops early (``aluette-record verify --json *.json | head``) ends quietly, with
+the exit status a shell reports for a command stopped by SIGPIPE (141), not a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +32,22 @@ def _load(path: str) -> Any:
         raise RecordError(f"cannot read: {exc.strerror or exc}") from None
 
 
+#: The match result (R14) in words, for `verify` and `show` alike.
+VERDICTS = {"team0": "team 0 wins", "team1": "team 1 wins", "draw": "a draw"}
+
+#: Exit status when the reader of our output went away (128 + SIGPIPE, as a shell reports).
+EXIT_BROKEN_PIPE = 141
+
+
+def verdict(summary: dict[str, Any]) -> str:
+    """``team 0 wins``, ``a draw``, or ``match unfinished`` (R14)."""
+    return VERDICTS.get(str(summary.get("result")), "match unfinished")
+
+
+def _tricks(n: int) -> str:
+    return f"{n} trick" + ("" if n == 1 else "s")
+
+
 def _team(seat: int | None) -> str:
     return "-" if seat is None else f"team {seat % 2}"
 
@@ -45,7 +67,7 @@ def _summary_text(path: str, summary: dict[str, Any]) -> str:
             f"{spoiled} spoiled, {outcome}"
         )
     pts = summary["points"]
-    lines.append(f"  points: team 0 {pts[0]}, team 1 {pts[1]}; result: {summary['result']}")
+    lines.append(f"  match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict(summary)}")
     return "\n".join(lines)
 
 
@@ -93,14 +115,12 @@ def render_match(record: dict[str, Any], summary: dict[str, Any]) -> str:
         else:
             out.append(
                 f"  Result: {who(result['winner'])} wins the deal with "
-                f"{result['trick_counts'][result['winner']]} tricks"
+                + _tricks(result["trick_counts"][result["winner"]])
                 + (": MORDIENNE, " if result["mordienne"] else ", ")
                 + f"team {result['winner'] % 2} scores {max(result['points'])}"
             )
     pts = summary["points"]
-    verdict = {"team0": "team 0 wins", "team1": "team 1 wins", "draw": "a draw"}.get(
-        summary["result"], "match unfinished")
-    out.append(f"Match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict}")
+    out.append(f"Match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict(summary)}")
     return "\n".join(out)
 
 
@@ -127,7 +147,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     show = sub.add_parser("show", help="print a match trick by trick")
     show.add_argument("file", metavar="FILE")
     args = parser.parse_args(argv)
-    return _verify(args) if args.command == "verify" else _show(args)
+    try:
+        status = _verify(args) if args.command == "verify" else _show(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped (`| head`): stop too. Point stdout at /dev/null so the
+        # interpreter's final flush does not raise again on the closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+    return status
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""What each viewer may know (DESIGN.md convention 4): the only way state leaves the engine.
+"""What each viewer may know (docs/ARCHITECTURE.md convention 4): the only way state leaves
+the engine.
 
 A seat's view carries its own hand and discards, the public history and the signals that
 reached it; a spectator's view carries only what is public. Hidden cards are never put in,

@@ -1,4 +1,4 @@
-"""The storage error tree (DESIGN.md convention 6: one documented error tree).
+"""The storage error tree (docs/ARCHITECTURE.md convention 6: one documented error tree).
 
 ::
 

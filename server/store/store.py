@@ -52,7 +52,7 @@ class Store:
     Every method is async and raises ``StorageUnavailable`` (never a redis exception)
     when Redis cannot serve it; ``ping`` alone never raises. The store owns no
     connection: the caller creates the client (``connect``) and closes it, in the order
-    of its lifecycle context managers (DESIGN.md convention 7).
+    of its lifecycle context managers (docs/ARCHITECTURE.md convention 7).
 
     Index sets (``tables``, ``records``) live outside the per-table hash tag, so they are
     updated in a separate command from the table keys (a Cluster script cannot span

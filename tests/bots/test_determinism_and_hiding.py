@@ -1,4 +1,4 @@
-"""Same seed, same view, same decision (DESIGN.md convention 2); and a bot cannot reach a
+"""Same seed, same view, same decision (docs/ARCHITECTURE.md convention 2); and a bot cannot reach a
 card its seat may not see (convention 4: the view is all it gets)."""
 
 from __future__ import annotations

@@ -172,15 +172,20 @@ def cli_env(term: str = "dumb", color: bool = False,
 
 @pytest.fixture
 def spawn(tmp_path: Path) -> Iterator[Callable[..., Cli]]:
-    """Start ``aluette ARGS`` in a 60x200 pty (TERM=dumb, no colour unless asked)."""
+    """Start ``aluette ARGS`` in a pty, 60x200 unless ``size=(rows, cols)`` (TERM=dumb, no
+    colour unless asked). Every client of one test shares one state directory, so a
+    restarted client finds the session its predecessor remembered."""
     children: list[pexpect.spawn] = []
     state = str(tmp_path / "state")
 
-    def make(*args: str, term: str = "dumb", color: bool = False) -> Cli:
-        child = pexpect.spawn(str(BIN / "aluette"), list(args),
-                              env=cli_env(term, color, state),
-                              dimensions=(60, 200), encoding="utf-8", codec_errors="replace",
-                              timeout=20)
+    def make(*args: str, term: str = "dumb", color: bool = False,
+             size: tuple[int, int] = (60, 200)) -> Cli:
+        rows, cols = size
+        env = cli_env(term, color, state)
+        env.update(LINES=str(rows), COLUMNS=str(cols))
+        child = pexpect.spawn(str(BIN / "aluette"), list(args), env=env,
+                              dimensions=(rows, cols), encoding="utf-8",
+                              codec_errors="replace", timeout=20)
         child.logfile_read = _Log()
         children.append(child)
         return Cli(child)

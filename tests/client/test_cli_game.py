@@ -54,11 +54,11 @@ def test_play_a_whole_deal_by_codes_and_positions(server_proc: ServerProcess, sp
         else:
             card = hand[0]
             ana.send("1")                       # by position: 1 is the strongest (R3)
-        ana.expect(re.escape(f"you (seat 0) play {card}"))
+        ana.expect(re.escape(f"you play {card}"))
         ana.expect(rf"Trick {turn + 1}: .*(won by|SPOILED \(R11\))")
     ana.expect(r"Deal 1 is over\. Tricks won: ")
     ana.expect(r"(The deal goes to .* scores \d points?|All nine tricks were spoiled)")
-    ana.expect(r"Match over: \d to \d\. ")
+    ana.expect(r"Match over: ")
     out = plain(ana.output)
     # R12/R13: the deal result names the winner and says whether it was a mordienne.
     deal = out[out.index("Deal 1 is over"):]
@@ -79,11 +79,11 @@ def test_a_spectator_sees_the_cards_played(server_proc: ServerProcess, spawn) ->
     bo.expect("Watched")                       # the lobby lists the table
     bo.send(f"watch {table[:6]}")              # a unique start of the id is enough
     bo.expect("you are watching")              # the snapshot's screen
-    bo.expect("Waiting for Ana \\(seat 0\\) to play")
+    bo.expect("Waiting for Ana to play")
     if "You are watching table" not in plain(bo.output):   # the ok's line, in either order
         bo.expect("You are watching table")
     ana.send(hand[0])
-    bo.expect(re.escape(f"Ana (seat 0) plays {hand[0]}"))
+    bo.expect(re.escape(f"Ana plays {hand[0]}"))
     bo.expect(rf"Trick 1: .*Ana {hand[0]} .* — (won by|SPOILED)")
     # Spectators cannot play and never see a hand (R16).
     bo.send("3o")
@@ -126,7 +126,7 @@ def test_aluette_play_starts_a_local_game(spawn, tmp_path) -> None:
     cli.expect("The match starts!")
     hand = cli.wait_turn()
     cli.send("2")
-    cli.expect(re.escape(f"you (seat 0) play {hand[1]}"))
+    cli.expect(re.escape(f"you play {hand[1]}"))
     cli.expect(r"Trick 1: ")
     cli.send("help signals")
     cli.expect(r"going_mordienne")
@@ -152,7 +152,7 @@ def test_signals_chanter_and_record(server_proc: ServerProcess, spawn, tmp_path)
     ana.send("chanter maybe")
     ana.expect("Type `chanter yes` or `chanter no`")
     ana.send("chanter yes")
-    ana.expect("you \\(seat 0\\) wants to chanter")
+    ana.expect("you want to chanter")
     accepted = ana.expect(r"(Everyone agreed to chanter|No chanter this deal)").group(1)
     if accepted.startswith("Everyone"):
         ana.expect("You take from the talon: ")
@@ -160,8 +160,8 @@ def test_signals_chanter_and_record(server_proc: ServerProcess, spawn, tmp_path)
         ana.send("discard 1 2 3")
         ana.expect("Discard exactly six cards")
         ana.send("discard 10 11 12 13 14 15")
-        ana.expect("you \\(seat 0\\) discarded six cards face down")
-    ana.expect(r"Signal \(R15\) from your partner Soizic \(seat 2\)")
+        ana.expect("you discarded six cards face down")
+    ana.expect(r"Signal \(R15\) from your partner Soizic: ")
     ana.send("signal aces")
     ana.expect("Say how many aces you hold")
     ana.send("signal grimace")
@@ -172,7 +172,7 @@ def test_signals_chanter_and_record(server_proc: ServerProcess, spawn, tmp_path)
     ana.expect("Signal sent to your partner")
     ana.send("show")                          # the table again, with whose turn it is
     while True:
-        index = ana.expect_any([TURN_RE, r"Match over: \d to \d"])
+        index = ana.expect_any([TURN_RE, r"Match over: "])
         if index == 1:
             break
         ana.send("1")

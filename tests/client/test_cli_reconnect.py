@@ -33,9 +33,9 @@ def test_reconnects_after_the_server_is_killed(server_proc: ServerProcess, spawn
             assert hand_after == hand
         card = hand[0]
         ana.send(card)
-        ana.expect(re.escape(f"you (seat 0) play {card}"))
+        ana.expect(re.escape(f"you play {card}"))
         played.append(card)
-    ana.expect(r"Match over: \d to \d\. ")
+    ana.expect(r"Match over: ")
     out = plain(ana.output)
     assert out.count("Reconnected to the server") == 1
     assert re.search(r"Resumed table t[0-9a-f]+ \((\d+ missed events replayed|from a fresh "

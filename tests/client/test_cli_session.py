@@ -31,7 +31,7 @@ def test_a_restarted_client_takes_its_seat_back(server_proc: ServerProcess, spaw
     hand = again.wait_turn()                   # nobody played for us: still our turn
     assert len(hand) == 9
     again.send("1")
-    again.expect(re.escape(f"you (seat 0) play {hand[0]}"))
+    again.expect(re.escape(f"you play {hand[0]}"))
     again.quit()
 
 

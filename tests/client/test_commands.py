@@ -82,3 +82,10 @@ def test_safe_text_is_inert() -> None:
     assert t.plain == "[bold][31mEVIL]0;pwn"
     assert not t.spans                                   # no markup was interpreted
     assert card_text("3o").plain == "3o ◆ Monsieur"
+
+
+def test_a_one_card_hand_is_said_in_the_singular() -> None:
+    with pytest.raises(InputError, match=r"your hand has 1 card \(only 1\)\."):
+        resolve_card("2", ["3o"])
+    with pytest.raises(InputError, match=r"your hand has 2 cards \(1 to 2\)\."):
+        resolve_card("3", ["3o", "4b"])

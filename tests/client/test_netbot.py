@@ -80,7 +80,7 @@ def test_bot_process_joins_a_humans_table(server_proc: ServerProcess, spawn) -> 
     for _ in range(9):
         hand = ana.wait_turn()
         ana.send(hand[0])
-        ana.expect(re.escape(f"you (seat 0) play {hand[0]}"))
+        ana.expect(re.escape(f"you play {hand[0]}"))
     ana.expect(r"Match over")
     bot.expect(r"Match over")
     bot.child.expect(pexpect.EOF, timeout=10)

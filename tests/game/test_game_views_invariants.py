@@ -1,4 +1,4 @@
-"""Views (DESIGN.md convention 4) and invariants over thousands of seeded random deals.
+"""Views (docs/ARCHITECTURE.md convention 4) and invariants over thousands of seeded random deals.
 
 Hidden cards must never reach a viewer that may not see them: another seat's unplayed
 cards, the talon, another seat's discards (R8, R9). Random play checks R10-R14 hold in

@@ -1,6 +1,6 @@
 """Representative messages shared by the golden, bench-like and error tests.
 
-Values are what a real table produces (RULES.md examples), so the golden vectors double as
+Values are what a real table produces (docs/RULES.md examples), so the golden vectors double as
 worked examples for docs/PROTOCOL.md.
 """
 

@@ -57,7 +57,7 @@ def test_limits() -> None:
 
 
 def test_package_is_sans_io() -> None:
-    """DESIGN.md: protocol imports no websockets, redis or engine."""
+    """docs/ARCHITECTURE.md: protocol imports no websockets, redis or engine."""
     import ast
     from pathlib import Path
 
