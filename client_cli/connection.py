@@ -425,6 +425,8 @@ class Connection:
         result = await self.call(protocol.ListTables)
         taken = []
         for entry in result.get("seats", []):
+            if entry.get("status") in ("finished", "abandoned"):
+                continue            # a match that is over needs no seat taken back
             table = str(entry["table"])
             self.model(table).seat = entry.get("seat")
             try:

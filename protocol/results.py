@@ -14,7 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from . import limits
-from .fields import Count, JoinCode, Seat, Seq, TableId
+from .fields import Count, JoinCode, Seat, Seq, TableId, TableStatus
 from .views import TableInfo
 
 
@@ -69,10 +69,12 @@ class ResumeResult(Result):
 
 
 class SeatRef(msgspec.Struct, kw_only=True):
-    """A seat of yours: what to resume after a restart."""
+    """A seat of yours: what to resume after a restart, and the table's status (a finished
+    match needs no resuming; added in 1.2)."""
 
     table: TableId
     seat: Seat
+    status: TableStatus | None = None
 
 
 class TablesPage(Result):

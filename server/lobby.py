@@ -201,7 +201,8 @@ class Lobby:
             start = next((i for i, t in enumerate(visible) if key(t) > after), len(visible))
         chunk = visible[start:start + size]
         more = start + size < len(visible)
-        seats = [SeatRef(table=t.id, seat=seat) for t in self.tables.values()
+        seats = [SeatRef(table=t.id, seat=seat, status=t.state.status)
+                 for t in self.tables.values()
                  if not t.closed and (seat := t.state.seat_of(player)) is not None]
         return TablesPage(tables=[t.info() for t in chunk], seats=seats,
                           next=_encode_cursor(key(chunk[-1])) if more and chunk else None)

@@ -141,8 +141,6 @@ class Table:
         self.lock = asyncio.Lock()
         #: Connections watching this table, seated or not (an insertion-ordered set).
         self.viewers: dict[Viewer, None] = {}
-        #: Players admitted to watch this private table with its code.
-        self.guests: list[str] = []
         self._replies: dict[str, dict[int, bytes]] = {}
         self._wake = asyncio.Event()
         self._turn_key: tuple[Any, ...] | None = None
@@ -179,7 +177,7 @@ class Table:
             await self.resume(viewer, cmd)
             return
         if isinstance(cmd, protocol.Spectate):
-            self.spectate(viewer, cmd)
+            await self.spectate(viewer, cmd)
             return
         if isinstance(cmd, protocol.Leave) and self.state.seat_of(viewer.player) is None:
             if viewer not in self.viewers:
@@ -242,7 +240,8 @@ class Table:
 
     # ------------------------------------------------------------------ the one way to change
 
-    async def _execute(self, mutate: Mutation, origin: Origin | None = None) -> Result | None:
+    async def _execute(self, mutate: Mutation, origin: Origin | None = None, *,
+                       force: bool = False) -> Result | None:
         """Apply ``mutate`` to a copy, store it, then reply to ``origin`` and fan out.
 
         Must be called with the lock held. A version conflict (another process, or a write
@@ -256,7 +255,7 @@ class Table:
             work = Work(self.state.copy(), self.match.clone() if self.match else None,
                         spectators=self.spectators(), now=self.clock())
             result = mutate(work)
-            if not work.events and origin is None and result is None:
+            if not work.events and origin is None and result is None and not force:
                 return None   # nothing happened (e.g. a presence change that is not news)
             try:
                 entries, counters = await self._commit(work, origin, result)
@@ -386,26 +385,39 @@ class Table:
         self.viewers.pop(viewer, None)
         viewer.session.forget(self.id)
 
-    def _may_watch(self, viewer: Viewer, code: str | None) -> None:
-        """A spectator needs the code of a private table, and a free spectator place."""
+    def _may_watch(self, viewer: Viewer, code: str | None) -> bool:
+        """A spectator needs the code of a private table (or to have been let in with it
+        before), and a free spectator place. True when this admits a new guest."""
         player = viewer.player
         if self.state.seat_of(player) is not None or viewer in self.viewers:
-            return
+            return False
+        new_guest = False
         if self.state.private and player not in self.state.members:
-            if code is None and player in self.guests:
+            if code is None and player in self.state.guests:
                 pass
             elif code != self.state.code:
                 raise CommandError(ErrorCode.BAD_CODE, "wrong or missing join code")
             else:
-                self.guests = [g for g in self.guests if g != player][-GUESTS_KEPT + 1:]
-                self.guests.append(player)
+                new_guest = player not in self.state.guests
         if self.spectators() >= self.settings.max_spectators:
             raise CommandError(ErrorCode.TOO_MANY_SPECTATORS,
                                "this table has all the spectators it can take")
+        return new_guest
 
-    def spectate(self, viewer: Viewer, cmd: protocol.Spectate) -> None:
-        """Watch the table: ok, then the head. A seated player gets their seat's view."""
-        self._may_watch(viewer, cmd.code)
+    async def spectate(self, viewer: Viewer, cmd: protocol.Spectate) -> None:
+        """Watch the table: ok, then the head. A seated player gets their seat's view.
+
+        A player let into a private table with its code is remembered (stored), so that
+        their resume after a drop or a server restart is let in too.
+        """
+        if self._may_watch(viewer, cmd.code):
+            player = viewer.player
+            async with self.lock:
+                def admit(w: Work) -> Result | None:
+                    kept = [g for g in w.state.guests if g != player][-GUESTS_KEPT + 1:]
+                    w.state.guests = [*kept, player]
+                    return None
+                await self._execute(admit, force=True)
         viewer.send(viewer.session.ok(cmd.id, SpectateResult(
             table=self.id, seq=self.state.seq_for(viewer.player))))
         self.subscribe(viewer)
@@ -420,7 +432,7 @@ class Table:
         seat = self.state.seat_of(player)
         if seat is None:
             if self.state.private and player not in self.state.members \
-                    and player not in self.guests:
+                    and player not in self.state.guests:
                 raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
             self._may_watch(viewer, None)
         session = viewer.session
@@ -507,18 +519,19 @@ class Table:
     # ------------------------------------------------------------------ presence
 
     async def presence(self, seat: int) -> None:
-        """Record whether the human in ``seat`` has a live connection here (news only)."""
-        s = self.state.seats[seat]
-        if s.kind != "human" or s.player is None:
-            return
-        connected = bool(self._open_viewers_of(s.player))
-        if s.connected == connected:
-            return
+        """Record whether the human in ``seat`` has a live connection here (news only).
+
+        Decided under the table's lock, against the state as it is then: a connection
+        that drops while another of the same player resumes must not leave the seat marked
+        disconnected (whichever runs second sees the other's result).
+        """
         async with self.lock:
             s = self.state.seats[seat]
             if s.kind != "human" or s.player is None:
                 return
             connected = bool(self._open_viewers_of(s.player))
+            if s.connected == connected:
+                return
             try:
                 await self._execute(lambda w: mutations.connection_change(w, seat, connected))
             except AluetteError as exc:

@@ -63,6 +63,9 @@ class TableState(msgspec.Struct, kw_only=True):
     #: Players who held a seat while a match was played: who may read a private table's
     #: record.
     members: list[str] = msgspec.field(default_factory=list)
+    #: Players admitted with the code to watch this private table (so their resume after a
+    #: dropped connection is let in); the most recent ones only.
+    guests: list[str] = msgspec.field(default_factory=list)
     created_at: float = 0.0
     finished_at: float | None = None
     last_activity: float = 0.0
@@ -127,6 +130,7 @@ class TableState(msgspec.Struct, kw_only=True):
             seats=[msgspec.structs.replace(s) for s in self.seats],
             priv=dict(self.priv),
             members=list(self.members),
+            guests=list(self.guests),
         )
 
     def to_bytes(self) -> bytes:

@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     match = play_bot_match(Options(deals=args.deals), seed, args.level)
     record = export_record(match, [f"{args.level} bot {s}" for s in range(4)])
-    print(f"Aluette: four bots, {args.deals} deals, seed {seed}\n")
+    print(f"Aluette: four bots, {args.deals} deal{'' if args.deals == 1 else 's'}, seed {seed}\n")
     print(render_match(record, verify_record(record)))
     return 0
 

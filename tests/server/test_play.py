@@ -272,7 +272,7 @@ async def test_r7_partner_draw_reseats_the_players(connect):
         dealt = await client.wait_event(lambda e: e["type"] == "hand_dealt")
         assert dealt["event"]["seat"] == new
         mine = (await client.call("list_tables"))["seats"]
-        assert mine == [{"table": table, "seat": new}]
+        assert mine == [{"table": table, "seat": new, "status": "playing"}]
 
 
 @pytest.mark.parametrize(("risk", "receivers"), [(1.0, {1, 2, 3}), (0.0, {2})])
