@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 
 import pytest
 
@@ -196,3 +197,24 @@ async def test_a_long_outage_stalls_tables_then_every_table_heals(own_valkey, ke
         finally:
             await ana.close()
             restarted.stop()
+
+
+async def test_a_second_server_on_the_same_data_directory_is_refused(tmp_path):
+    """Finding 4: a second server on a data directory took over the first one's store
+    (the first went 503). Now it is refused with one clear line and exit status 2, and
+    the first one goes on serving."""
+    args = ["--data-dir", str(tmp_path / "data")]
+    port = free_port()
+    first = ServerProcess(["--port", str(port), *args])
+    await first.start()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server.app", "--port", str(free_port()), *args,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        _out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 2
+        assert b"in use" in err and err.count(b"\n") == 1, err
+        status, body = await http_get(port, "/healthz")
+        assert status == 200 and body["storage"] is True
+    finally:
+        assert await first.terminate() == 0
