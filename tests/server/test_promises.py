@@ -9,8 +9,9 @@ import asyncio
 from typing import Any
 
 import msgpack
+import pytest
 
-from .netclient import NetClient
+from .netclient import NetClient, ServerError
 from .players import four_humans
 
 QUIET = {"deals": 1, "bot_delay_ms": 10_000, "first_dealer": 3,   # bots wait and do not
@@ -220,3 +221,67 @@ async def test_sigterm_close_code_is_the_documented_1001(redis_url, key_prefix, 
     await cm.__aexit__(None, None, None)
     await asyncio.wait_for(ana.closed.wait(), 10)
     assert ana.ws.close_code == 1001
+
+
+# ------------------------------------------------------------------ codes only a server
+# state can produce (the conformance suite points here for them)
+
+
+async def test_shutting_down_refuses_and_hello_1001(connect, server, url):
+    ana = await connect("Ana")
+    server.hub.closing = True                      # as SIGTERM does, before it closes all
+    try:
+        err = await ana.request("create_table", options={"deals": 1})
+        assert err["code"] == "shutting_down"
+        with pytest.raises(ServerError) as refused:
+            await NetClient.open(url, "Late")
+        assert refused.value.code == "shutting_down"
+    finally:
+        server.hub.closing = False
+
+
+async def test_an_internal_error_leaks_nothing(connect, server, monkeypatch, caplog):
+    ana = await connect("Ana")
+
+    def broken(*args, **kw):
+        raise KeyError("secret internals")
+
+    monkeypatch.setattr(server.hub.lobby, "page", broken)
+    err = await ana.request("list_tables")
+    assert err["code"] == "internal_error" and "secret" not in err["message"]
+    assert err["details"] is None
+    assert any("internal error on ListTables" in r.getMessage() for r in caplog.records)
+    assert (await ana.call("ping")) is not None     # the connection stays
+
+
+async def test_a_table_that_keeps_changing_is_a_conflict(connect, server, monkeypatch):
+    """Another process moving the table on at every attempt: nothing is applied, and the
+    player is told ``conflict`` (it was reported as storage_unavailable)."""
+    from server.store import VersionConflict
+
+    ana = await connect("Ana")
+    table = (await ana.call("create_table", options=QUIET))["table"]
+    live = server.hub.tables[table]
+    before = live.state.to_bytes()
+
+    async def always_stale(table_id, expected, *args, **kw):
+        raise VersionConflict(table_id, expected, expected + 1)
+
+    monkeypatch.setattr(live.store, "commit", always_stale)
+    err = await ana.request("add_bot", table=table, seat=1, level="random")
+    assert err["code"] == "conflict"
+    monkeypatch.undo()
+    _version, stored = await server.hub.store.load_table(table)
+    assert stored == before and live.state.to_bytes() == before
+
+
+async def test_a_move_after_the_match_is_match_over(connect):
+    from .players import autoplay
+
+    ana = await connect("Ana")
+    table = (await ana.call("create_table", options={"deals": 1, "bot_delay_ms": 0,
+                                                       "signals": "off"}))["table"]
+    await ana.call("start", table=table)
+    await autoplay(ana, table, 0)
+    err = await ana.request("play", table=table, card="3o")
+    assert err["code"] == "match_over"

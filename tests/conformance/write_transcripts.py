@@ -1,0 +1,225 @@
+"""Writes transcripts/10_lobby.json and 11_game.json (the long ones, with their many
+per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`, then review
+the diff like any protocol change. The other transcripts are written by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+OUT = Path(__file__).parent / "transcripts"
+
+def hello(who, name, cid=1, token=None, session="*", pid="*"):
+    send = {"type": "hello", "id": cid, "versions": [1], "name": name}
+    if token:
+        send["token"] = token
+    return [{"as": who, "connect": True}, {"as": who, "send": send},
+            {"as": who, "recv": {"type": "welcome", "id": cid, "version": 1, "session": session,
+                                 "player_id": pid, "name": name}}]
+
+def ok(who, cid, result):
+    return {"as": who, "recv": {"type": "ok", "id": cid, "result": result}}
+
+def err(who, cid, code, details=None, message="*"):
+    return {"as": who, "recv": {"type": "error", "id": cid, "code": code, "message": message,
+                                "details": details}}
+
+def ev(who, table, seq, event):
+    return {"as": who, "recv": {"type": "event", "table": table, "seq": seq, "event": event}}
+
+def send(who, frame):
+    return {"as": who, "send": frame}
+
+def silent(*who):
+    return [{"as": w, "silent": True} for w in who]
+
+TC = {"type": "table_changed", "table": "*"}
+EMPTY = {"kind": "empty", "name": None, "level": None, "connected": False}
+
+# ---------------------------------------------------------------- lobby
+opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
+full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": False,
+             "partner_draw": False, "first_dealer": 3, "signals": "off", "signal_risk": 0.25,
+             "auto_start": False, "bot_delay_ms": 10000, "turn_timer_s": None, "grace_s": 120,
+             "bot_level": "normal", "bot_budget": 1.0}
+info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
+        "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True},
+                  EMPTY, EMPTY, EMPTY],
+        "status": "waiting", "spectators": 0, "creator": 0}
+s = []
+s += hello("A", "Ana", session="$tokenA")
+s += [send("A", {"type": "create_table", "id": 2, "options": opts, "private": False, "name": "Friday"}),
+      ok("A", 2, {"table": "$t", "seat": 0, "code": None}),
+      ev("A", "$t", 1, {"type": "table_changed", "table": info})]
+s += hello("B", "Bo")
+s += [send("B", {"type": "list_tables", "id": 2}),
+      ok("B", 2, {"tables": [info], "seats": [], "next": None}),
+      send("B", {"type": "join", "id": 3, "table": "$t", "seat": 0}),
+      err("B", 3, "seat_taken", {"seat": 0}, "seat 0 is taken"),
+      send("B", {"type": "join", "id": 4, "table": "$t", "seat": 1}),
+      ok("B", 4, {"table": "$t", "seat": 1}),
+      ev("B", "$t", 2, TC), ev("A", "$t", 2, TC),
+      send("B", {"type": "start", "id": 5, "table": "$t"}),
+      err("B", 5, "not_creator", None, "only the table's creator can start it")]
+s += hello("C", "Cy")
+s += [send("C", {"type": "leave", "id": 2, "table": "$t"}),
+      err("C", 2, "not_at_table", None, "you are not at this table"),
+      send("C", {"type": "spectate", "id": 3, "table": "$t"}),
+      ok("C", 3, {"table": "$t", "seq": 2}),
+      ev("C", "$t", 2, TC)]
+s += hello("D", "Di")
+s += [send("D", {"type": "spectate", "id": 2, "table": "$t"}),
+      err("D", 2, "too_many_spectators"),
+      send("A", {"type": "add_bot", "id": 3, "table": "$t", "seat": 2, "level": "random"}),
+      ok("A", 3, {"table": "$t", "seat": 2}),
+      ev("A", "$t", 3, TC), ev("B", "$t", 3, TC), ev("C", "$t", 3, TC),
+      send("A", {"type": "remove_bot", "id": 4, "table": "$t", "seat": 2}),
+      ok("A", 4, {"table": "$t", "seat": 2}),
+      ev("A", "$t", 4, TC), ev("B", "$t", 4, TC), ev("C", "$t", 4, TC),
+      send("A", {"type": "create_table", "id": 5}),
+      err("A", 5, "too_many_tables", {"limit": 1}),
+      send("A", {"type": "add_bot", "id": 6, "table": "$t", "seat": 2, "level": "random"}),
+      ok("A", 6, {"table": "$t", "seat": 2}),
+      ev("A", "$t", 5, TC), ev("B", "$t", 5, TC), ev("C", "$t", 5, TC),
+      send("A", {"type": "add_bot", "id": 7, "table": "$t", "seat": 3, "level": "random"}),
+      ok("A", 7, {"table": "$t", "seat": 3}),
+      ev("A", "$t", 6, TC), ev("B", "$t", 6, TC), ev("C", "$t", 6, TC),
+      send("D", {"type": "join", "id": 3, "table": "$t"}),
+      err("D", 3, "table_full", None, "all four seats are taken"),
+      send("B", {"type": "create_table", "id": 6, "options": {"deals": 1}, "private": True}),
+      ok("B", 6, {"table": "$p", "seat": 0, "code": "$code"}),
+      ev("B", "$p", 1, TC),
+      send("D", {"type": "join", "id": 4, "table": "$p", "seat": 1}),
+      err("D", 4, "bad_code", None, "wrong or missing join code"),
+      send("D", {"type": "join", "id": 5, "table": "$p", "seat": 1, "code": "$code"}),
+      ok("D", 5, {"table": "$p", "seat": 1}),
+      ev("D", "$p", 2, TC), ev("B", "$p", 2, TC),
+      send("A", {"type": "start", "id": 8, "table": "$t"}),
+      ok("A", 8, {"table": "$t"})]
+for who, hand_seat in (("A", 0), ("B", 1)):
+    s += [ev(who, "$t", 7, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+          ev(who, "$t", 8, {"type": "hand_dealt", "seat": hand_seat, "cards": "*"}),
+          ev(who, "$t", 9, {"type": "turn", "seat": 0, "phase": "play"}),
+          ev(who, "$t", 10, TC)]
+# the spectator: no hand at all, and no gap where the hands were
+s += [ev("C", "$t", 7, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+      ev("C", "$t", 8, {"type": "turn", "seat": 0, "phase": "play"}),
+      ev("C", "$t", 9, TC),
+      send("A", {"type": "start", "id": 9, "table": "$t"}),
+      err("A", 9, "not_ready", None, "the table is playing, not waiting"),
+      send("A", {"type": "remove_bot", "id": 10, "table": "$t", "seat": 2}),
+      err("A", 10, "wrong_phase", None, "cannot remove a bot: the match has started"),
+      send("B", {"type": "signal", "id": 7, "table": "$t", "signal": "useless_hand"}),
+      err("B", 7, "signals_off", None, "this table does not allow signals"),
+      send("C", {"type": "play", "id": 4, "table": "$t", "card": "3o"}),
+      err("C", 4, "not_seated", None, "you have no seat at this table"),
+      send("A", {"type": "leave", "id": 11, "table": "$t"}),
+      ok("A", 11, {"table": "$t", "seat": 0}),
+      ev("B", "$t", 11, TC), ev("C", "$t", 10, TC)]
+s += silent("A", "B", "C", "D")
+(OUT / "10_lobby.json").write_text(json.dumps({
+    "name": "the lobby: create, list, join, spectate, bots, start, leave, and their refusals",
+    "settings": {"max_spectators": 1, "max_tables_per_player": 1}, "steps": s},
+    indent=1) + "\n")
+
+# ---------------------------------------------------------------- game
+g_opts = {"deals": 1, "first_dealer": 3, "chanter": True, "signals": "private"}
+g = []
+g += hello("A", "Ana")
+g += [send("A", {"type": "create_table", "id": 2, "options": g_opts}),
+      ok("A", 2, {"table": "$t", "seat": 0, "code": None}), ev("A", "$t", 1, TC)]
+g += hello("B", "Bo", session="$tokenB", pid="$pidB")
+g += [send("B", {"type": "join", "id": 2, "table": "$t", "seat": 1}), ok("B", 2, {"table": "$t", "seat": 1}),
+      ev("B", "$t", 2, TC), ev("A", "$t", 2, TC)]
+g += hello("C", "Cy")
+g += [send("C", {"type": "join", "id": 2, "table": "$t", "seat": 2}), ok("C", 2, {"table": "$t", "seat": 2}),
+      ev("C", "$t", 3, TC), ev("A", "$t", 3, TC), ev("B", "$t", 3, TC)]
+g += hello("D", "Di")
+g += [send("D", {"type": "join", "id": 2, "table": "$t", "seat": 3}), ok("D", 2, {"table": "$t", "seat": 3}),
+      ev("D", "$t", 4, TC), ev("A", "$t", 4, TC), ev("B", "$t", 4, TC), ev("C", "$t", 4, TC),
+      send("A", {"type": "start", "id": 3, "table": "$t"}), ok("A", 3, {"table": "$t"})]
+players = (("A", 0), ("B", 1), ("C", 2), ("D", 3))
+for who, seat in players:
+    g += [ev(who, "$t", 5, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+          ev(who, "$t", 6, {"type": "hand_dealt", "seat": seat, "cards": f"$hand{who}"}),
+          ev(who, "$t", 7, {"type": "turn", "seat": 0, "phase": "chanter_vote"}),
+          ev(who, "$t", 8, TC)]
+g += [send("B", {"type": "chanter_vote", "id": 3, "table": "$t", "vote": True}),
+      err("B", 3, "not_your_turn", None, "it is seat 0's turn, not seat 1's"),
+      send("A", {"type": "play", "id": 4, "table": "$t", "card": "$handB.0"}),
+      err("A", 4, "wrong_phase", None, "cannot play a card now: the table is in the chanter_vote phase")]
+seq = 8
+for who, seat, cid in (("A", 0, 5), ("B", 1, 4), ("C", 2, 3)):
+    g += [send(who, {"type": "chanter_vote", "id": cid, "table": "$t", "vote": True}),
+          ok(who, cid, {"table": "$t"})]
+    for w, _ in players:
+        g += [ev(w, "$t", seq + 1, {"type": "chanter_vote", "seat": seat, "vote": True}),
+              ev(w, "$t", seq + 2, {"type": "turn", "seat": seat + 1, "phase": "chanter_vote"})]
+    seq += 2
+g += [send("D", {"type": "chanter_vote", "id": 3, "table": "$t", "vote": True}), ok("D", 3, {"table": "$t"})]
+# seq is 14 for everyone; then vote 15, result 16, then the talon (A and D only), then turn
+for w, seat in players:
+    g += [ev(w, "$t", 15, {"type": "chanter_vote", "seat": 3, "vote": True}),
+          ev(w, "$t", 16, {"type": "chanter_result", "accepted": True})]
+    if w in ("A", "D"):
+        g += [ev(w, "$t", 17, {"type": "talon_dealt", "seat": seat, "cards": f"$talon{w}"}),
+              ev(w, "$t", 18, {"type": "turn", "seat": 0, "phase": "chanter_discard"})]
+    else:
+        g += [ev(w, "$t", 17, {"type": "turn", "seat": 0, "phase": "chanter_discard"})]
+last = {"A": 18, "B": 17, "C": 17, "D": 18}
+g += [send("A", {"type": "discard", "id": 6, "table": "$t", "cards": ["$handA.0"] * 6}),
+      err("A", 6, "bad_discard", None, "the six discards must be six different cards"),
+      send("A", {"type": "discard", "id": 7, "table": "$t", "cards": "$talonA"}),
+      ok("A", 7, {"table": "$t"})]
+for w, _ in players:
+    g += [ev(w, "$t", last[w] + 1, {"type": "chanter_discarded", "seat": 0}),
+          ev(w, "$t", last[w] + 2, {"type": "turn", "seat": 3, "phase": "chanter_discard"})]
+    last[w] += 2
+g += [send("D", {"type": "discard", "id": 4, "table": "$t", "cards": "$talonD"}), ok("D", 4, {"table": "$t"})]
+for w, _ in players:
+    g += [ev(w, "$t", last[w] + 1, {"type": "chanter_discarded", "seat": 3}),
+          ev(w, "$t", last[w] + 2, {"type": "turn", "seat": 0, "phase": "play"})]
+    last[w] += 2
+b_before_play = last["B"]
+g += [send("A", {"type": "play", "id": 8, "table": "$t", "card": "$handB.0"}),
+      err("A", 8, "card_not_in_hand", {"card": "$handB.0"}),
+      send("A", {"type": "play", "id": 9, "table": "$t", "card": "$handA.0"}),
+      ok("A", 9, {"table": "$t"})]
+for w, _ in players:
+    g += [ev(w, "$t", last[w] + 1, {"type": "card_played", "seat": 0, "card": "$handA.0"}),
+          ev(w, "$t", last[w] + 2, {"type": "turn", "seat": 1, "phase": "play"})]
+    last[w] += 2
+g += [send("B", {"type": "signal", "id": 5, "table": "$t", "signal": "aces", "n": 2}),
+      ok("B", 5, {"table": "$t"}),
+      ev("B", "$t", last["B"] + 1, {"type": "signal_sent", "signal": "aces", "n": 2}),
+      ev("D", "$t", last["D"] + 1, {"type": "signal", "from_seat": 1, "signal": "aces", "n": 2})]
+last["B"] += 1
+last["D"] += 1
+g += silent("A", "C")   # the other team: nothing at all, not even a number
+g += [send("A", {"type": "get_record", "id": 10, "table": "$t"}),
+      err("A", 10, "wrong_phase", None, "the match is not over: its record is private until it ends")]
+# B's session reconnects elsewhere: the old connection is replaced (4009)
+g += hello("E", "Bo", token="$tokenB", session="$tokenE", pid="$pidB")
+g += [{"as": "B", "closed": 4009}]
+for w in ("A", "C", "D"):
+    g += [ev(w, "$t", last[w] + 1, {"type": "player_disconnected", "seat": 1}),
+          ev(w, "$t", last[w] + 2, TC)]
+    last[w] += 2
+replay = [{"type": "card_played", "seat": 0, "card": "$handA.0"},
+          {"type": "turn", "seat": 1, "phase": "play"},
+          {"type": "signal_sent", "signal": "aces", "n": 2},
+          {"type": "player_disconnected", "seat": 1}, TC,
+          {"type": "player_connected", "seat": 1}, TC]
+upto = b_before_play + len(replay)
+g += [send("E", {"type": "resume", "id": 6, "token": "$tokenE", "table": "$t", "last_seq": b_before_play}),
+      ok("E", 6, {"table": "$t", "seat": 1, "seq": upto, "snapshot": False, "replayed": len(replay)})]
+g += [ev("E", "$t", b_before_play + 1 + i, e) for i, e in enumerate(replay)]
+for w in ("A", "C", "D"):
+    g += [ev(w, "$t", last[w] + 1, {"type": "player_connected", "seat": 1}),
+          ev(w, "$t", last[w] + 2, TC)]
+g += [send("E", {"type": "resume", "id": 7, "token": "$tokenB", "table": "$t", "last_seq": 0}),
+      err("E", 7, "bad_token", None, "resume must carry this session's current token (the one in your latest welcome)")]
+g += silent("A", "C", "D", "E")
+(OUT / "11_game.json").write_text(json.dumps({
+    "name": "a match: chanter (R9), plays (R10), a private signal (R16), resume after a replaced connection, and the refusals",
+    "steps": g}, indent=1) + "\n")
