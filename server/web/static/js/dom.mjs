@@ -1,7 +1,7 @@
 // Building the page from data, safely: every string becomes a text node (never HTML), so a
 // player called "<img src=x onerror=alert(1)>" is shown as those characters. Nothing in this
-// client assigns innerHTML, outerHTML or uses insertAdjacentHTML/document.write: a test
-// greps for them.
+// client turns a string into markup (no HTML-parsing DOM API is used anywhere):
+// tests/web/test_http.py greps the modules for every such API.
 
 import { SUIT_INFO, cardLabel, cardName, rankText } from "./cards.mjs";
 

@@ -83,6 +83,10 @@ function onEvent(table, seq, event) {
     app.models.set(table, model);
   }
   if (event) model.apply(event);
+  if (model.stale) {
+    model.stale = false;
+    app.conn.refresh(table);
+  }
   // Before a match there is no view to say where we sit: the session knows it from the ok
   // of create_table, join or resume.
   if (model.view === null) model.seat = app.conn.session.tables.get(table)?.seat ?? null;

@@ -23,6 +23,8 @@ export class TableModel {
     this.lastDraw = null;      // partner_draw's event (R7), if one was made
     this.matchOver = null;     // match_over's fields (record excluded)
     this.turnAt = 0;           // performance.now() of the last turn event (turn timer)
+    /** Set when an event cannot be applied from what we know (ask for a snapshot). */
+    this.stale = false;
   }
 
   get spectator() {
@@ -56,6 +58,7 @@ export class TableModel {
       this.view = view;
       this.seat = Number.isInteger(view.viewer) ? view.viewer : null;
       this.pendingDiscard = [];
+      this.stale = false;
       if (view.draw.length && !this.lastDraw) this.lastDraw = { cards: view.draw, seating: null };
       const deals = view.deals ?? [];
       if (!deals.length) {
@@ -152,11 +155,15 @@ export class TableModel {
     const seat = e.seat;
     const dealer = v.dealer;
     v.hand_sizes[seat] -= 6;
-    if (seat === this.seat && this.pendingDiscard.length) {
-      const gone = new Set(this.pendingDiscard);
-      v.hand = v.hand.filter((c) => !gone.has(c));
-      v.discarded = [...this.pendingDiscard];
-      this.pendingDiscard = [];
+    if (seat === this.seat) {
+      if (this.pendingDiscard.length) {
+        const gone = new Set(this.pendingDiscard);
+        v.hand = v.hand.filter((c) => !gone.has(c));
+        v.discarded = [...this.pendingDiscard];
+        this.pendingDiscard = [];
+      } else {
+        this.stale = true; // discarded from another page (or before a reload): which six?
+      }
     }
     if (seat === leftOf(dealer)) {
       v.to_act = dealer;

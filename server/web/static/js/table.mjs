@@ -185,7 +185,8 @@ export function setupTable(app) {
   });
   setInterval(() => {
     const model = app.models.get(app.route.table);
-    if (app.route.view === "table" && model?.view?.options?.turn_timer_s && model.view.to_act !== null) {
+    if (app.route.view === "table" && model?.info?.options?.turn_timer_s && model.view
+      && model.view.to_act !== null) {
       renderTurn(app, model);
     }
   }, 1000);
@@ -257,7 +258,9 @@ function renderHead(app, model) {
   const name = safeName(info?.name, `Table ${model.table.slice(0, 8)}`);
   $("table-title").textContent = name;
   const v = model.view;
-  const o = v?.options ?? info?.options ?? {};
+  // The table's options (TableInfo) first: a snapshot's view.options carries the engine's
+  // options only (the server's own, such as the turn timer, show their defaults there).
+  const o = { ...(v?.options ?? {}), ...(info?.options ?? {}) };
   const parts = [];
   parts.push(model.status);
   if (v && model.status !== "waiting") {
@@ -314,7 +317,7 @@ function renderTurn(app, model) {
     const what = { play: "play a card", chanter_vote: "vote: chanter or not (R9)",
       chanter_discard: "discard six cards (R9)" }[v.phase];
     text = mine ? `▶ Your turn: ${what}.` : `${nameOf(model, v.to_act)} to ${what.replace(/^vote:.*/, "vote on the chanter")}…`;
-    const timer = v.options?.turn_timer_s;
+    const timer = model.info?.options?.turn_timer_s;
     if (timer && model.turnAt) {
       const left = Math.max(0, Math.ceil(timer - (performance.now() - model.turnAt) / 1000));
       text += ` ${left} s left.`;
@@ -453,7 +456,7 @@ function renderLastTrick(model) {
 function renderSignals(app, model) {
   const node = $("signals");
   const v = model.view;
-  const mode = v?.options?.signals ?? model.info?.options?.signals ?? "private";
+  const mode = model.info?.options?.signals ?? v?.options?.signals ?? "private";
   const active = v && model.seat !== null && model.status === "playing" && mode !== "off"
     && v.phase !== "match_over";
   node.hidden = !active;
