@@ -9,6 +9,7 @@
 // protocol answers with a fresh snapshot; a page that only lost its connection resumes from
 // its last seq and gets the missed events replayed.
 
+import { safeName } from "./cards.mjs";
 import { ClientSession, FRESH } from "./session.mjs";
 
 const STORAGE_KEY = "aluette.session.v1";
@@ -53,7 +54,8 @@ export class Connection {
     this.onWelcome = onWelcome;
     const stored = loadStored();
     this.stored = stored;
-    this.name = typeof stored.name === "string" && stored.name ? stored.name : "";
+    // What the server accepts: cleaned, 1-32 code points (PROTOCOL.md, Limits).
+    this.name = typeof stored.name === "string" ? safeName(stored.name, "") : "";
     this.codes = stored.codes && typeof stored.codes === "object" ? stored.codes : {};
     this.session = new ClientSession(this.name || "player", {
       token: typeof stored.token === "string" ? stored.token : null,
@@ -100,6 +102,7 @@ export class Connection {
 
   /** A new name: said in the next hello (the session and its seats stay). */
   rename(name) {
+    name = safeName(name, "") || this.name;
     this.name = name;
     this.session.name = name;
     this._save();
@@ -152,6 +155,7 @@ export class Connection {
     this.ws = ws;
     ws.onopen = () => {
       if (this.ws !== ws) return;
+      performance.mark("aluette:ws-open");
       this.lastHeard = Date.now();
       this._carryOut(this.session.connect());
     };
@@ -220,6 +224,7 @@ export class Connection {
           this._send(out.frame);
           break;
         case "welcomed":
+          performance.mark("aluette:welcome");
           this.attempt = 0;
           this.everWelcomed = true;
           this.name = out.welcome.name;

@@ -165,6 +165,7 @@ async function refreshLobby(more = false) {
     app.lobby.tables = more ? [...app.lobby.tables, ...tables] : tables;
     app.lobby.seats = Array.isArray(result.seats) ? result.seats : [];
     app.lobby.next = typeof result.next === "string" ? result.next : null;
+    if (!app.lobby.loaded) performance.mark("aluette:lobby-ready"); // first paint of the list
     app.lobby.loaded = true;
     app.lobby.error = "";
   } catch (err) {

@@ -162,7 +162,8 @@ export function setupTable(app) {
       app.navigate("/");
     }
   });
-  // Keys anywhere but in a text field: 1-9 play (or choose) that card, y/n vote.
+  // Keys anywhere but in a text field: 1-9 play (or choose) that card, y/n vote, "/" goes
+  // to the box where a card code (or six, to discard) can be typed.
   document.addEventListener("keydown", (ev) => {
     if (app.route.view !== "table" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const tag = ev.target?.tagName;
@@ -170,7 +171,10 @@ export function setupTable(app) {
     const model = app.models.get(app.route.table);
     const v = model?.view;
     if (!v || model.seat === null) return;
-    if (/^[1-9]$/.test(ev.key)) {
+    if (ev.key === "/" && !$("hand-section").hidden) {
+      ev.preventDefault();
+      $("play-input").focus();
+    } else if (/^[1-9]$/.test(ev.key)) {
       const hand = sortByStrength(v.hand);
       const card = hand[Number(ev.key) - 1];
       if (card) {
