@@ -340,17 +340,21 @@ async def test_four_pages_play_a_whole_match_a_fifth_watches_one_reloads(
 async def signal_reaches_the_partner_only(ana: Player, players: list[Player],
                                           sam: Player) -> None:
     """R15/R16 (private): Ana's signal shows on her partner's page only."""
+    if not await ana.page.locator("#signals").evaluate("d => d.open"):
+        await ana.page.click("#signals > summary")
     await ana.page.click('[data-key="signal-useless_hand"]')
     await ana.page.wait_for_selector("#signals:has-text('You signalled: My hand is worthless')",
                                      timeout=WAIT_MS)
     seats = {p.name: int((await p.state())["seat"]) for p in players}
     partner = next(p for p in players if seats[p.name] == (seats["Ana"] + 2) % 4)
     await partner.page.wait_for_selector(
-        "#signals li:has-text('Ana (partner): “My hand is worthless”')", timeout=WAIT_MS)
+        "#signals-received li:has-text('Ana (partner): “My hand is worthless”')",
+        timeout=WAIT_MS)
     for p in players:
         if p not in (ana, partner):
-            assert "worthless”" not in await p.text("#signals")
+            assert "worthless”" not in await p.text("#signals-received")
     assert await sam.page.locator("#signals").is_hidden()
+    assert await sam.page.locator("#signals-received").inner_text() == ""
 
 
 async def reload_takes_the_seat_back(p: Player) -> None:
@@ -365,6 +369,7 @@ async def reload_takes_the_seat_back(p: Player) -> None:
         timeout=WAIT_MS)
     after = await p.state()
     assert after["hand"] == before["hand"] and after["seat"] == before["seat"]
+    assert await p.text("#table-notice") == ""       # resumed, not re-joined as a watcher
     await p.page.evaluate(PROBE)
 
 
@@ -512,6 +517,11 @@ async def test_phone_width_keyboard_labels_and_dark_mode(browser, server_proc, t
                               is_mobile=True, has_touch=True, device_scale_factor=2)
     page = phone.page
     await create_table(phone, base, bots="random")
+    # A reload before the start keeps the seat too (resume with a fresh-snapshot last_seq).
+    await page.reload()
+    await phone.online()
+    await page.wait_for_selector('.seat.me[data-seat="0"]', timeout=WAIT_MS)
+    assert await phone.text("#table-notice") == ""
     await page.click('[data-key="start"]')
     await page.wait_for_function("() => document.body.classList.contains('my-turn')",
                                  timeout=WAIT_MS)

@@ -110,12 +110,17 @@ test("a resume answered by a snapshot re-bases, even backwards", () => {
   assert.equal(s.receive(ev(4, { type: "turn", seat: 0 }))[0].seq, 4);
 });
 
-test("FRESH asks a resume for a snapshot (a reloaded page)", () => {
+test("FRESH asks a resume for a snapshot (a reloaded page), as a msgpack integer", () => {
   const s = new ClientSession("Ana", { token: "tok-1" });
   s.tables.set(T, { table: T, seq: FRESH, seat: null, resuming: false, expectHead: false });
   const [hello] = sent(s.connect());
-  const [resume] = sent(s.receive(welcome(hello.id)));
-  assert.equal(resume.last_seq, 2 ** 53);
+  const outs = s.receive(welcome(hello.id));
+  const [resume] = sent(outs);
+  assert.equal(resume.last_seq, 2 ** 53 - 1);
+  // uint64 0x001fffffffffffff, not a float64 (0xcb): the server refuses a float seq.
+  const raw = Buffer.from(outs.find((o) => o.kind === "send").frame);
+  assert.ok(raw.includes(Buffer.from([0xcf, 0x00, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])));
+  assert.ok(!raw.includes(0xcb));
 });
 
 test("a refused resume loses the table; storage_unavailable does not", () => {

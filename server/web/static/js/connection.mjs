@@ -5,7 +5,7 @@
 // token (it rotates at every welcome), the command counter (ids are unique for the whole
 // session, so a reloaded page must not start again at 1), the commands still waiting for a
 // reply (resent with their original ids), and the tables we follow. A reloaded page knows
-// nothing of those tables' state, so it resumes each one with last_seq = 2^53, which the
+// nothing of those tables' state, so it resumes each one with last_seq = 2^53 - 1, which the
 // protocol answers with a fresh snapshot; a page that only lost its connection resumes from
 // its last seq and gets the missed events replayed.
 

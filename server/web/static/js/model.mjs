@@ -77,6 +77,12 @@ export class TableModel {
       this.info = clone(event.table);
       return;
     }
+    if (kind === "player_connected" || kind === "player_disconnected") {
+      // A table_changed follows with the same news; the flag is set now for the screen.
+      const seat = this.info?.seats?.[event.seat];
+      if (seat) seat.connected = kind === "player_connected";
+      return;
+    }
     let v = this.view;
     if (v === null) {
       // Events of a match we have no view of (a snapshot always comes first; this is only

@@ -24,8 +24,12 @@
 import { decode, encode } from "./vendor/msgpack.mjs";
 
 export const PROTOCOL_VERSIONS = [1];
-/** A last_seq past any table's sequence asks a resume for a fresh snapshot (PROTOCOL.md). */
-export const FRESH = 2 ** 53;
+/**
+ * A last_seq past any table's sequence asks a resume for a fresh snapshot (PROTOCOL.md says
+ * 2^53; a JS number that large is not a safe integer and msgpack would send it as a float,
+ * which the server refuses, so the largest safe integer, 2^53 - 1, is used).
+ */
+export const FRESH = Number.MAX_SAFE_INTEGER;
 
 /** Close codes after which a client must not reconnect by itself (docs/PROTOCOL.md). */
 export const FATAL_CLOSES = Object.freeze({

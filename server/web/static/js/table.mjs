@@ -187,6 +187,8 @@ export function setupTable(app) {
       app.act("chanter_vote", { table: model.table, vote: ev.key === "y" });
     }
   });
+  // The signals panel starts open where there is room for it (it stays as the user left it).
+  $("signals").open = matchMedia("(min-width: 700px)").matches;
   setInterval(() => {
     const model = app.models.get(app.route.table);
     if (app.route.view === "table" && model?.info?.options?.turn_timer_s && model.view
@@ -461,6 +463,13 @@ function renderSignals(app, model) {
   const node = $("signals");
   const v = model.view;
   const mode = model.info?.options?.signals ?? v?.options?.signals ?? "private";
+  // Signals we received (R16: from our partner, or noticed from an opponent when risky),
+  // always in sight; spectators never receive any.
+  const got = v && model.seat !== null ? v.signals ?? [] : [];
+  fill($("signals-received"), got.length ? [h("strong", {}, "Signals received this deal:"),
+    h("ul", {}, got.map((s) => h("li", {},
+      `${nameOf(model, s.from_seat)} (${relation(model, s.from_seat)}): `
+      + `“${signalText(s.signal, s.n)}”`)))] : []);
   const active = v && model.seat !== null && model.status === "playing" && mode !== "off"
     && v.phase !== "match_over";
   node.hidden = !active;
@@ -474,19 +483,15 @@ function renderSignals(app, model) {
   const aces = [1, 2, 3, 4].map((n) => h("button", { type: "button", class: "small",
     dataset: { key: `signal-aces-${n}` }, onclick: () => send("aces", n) },
   `I hold ${n} ace${n === 1 ? "" : "s"}`));
-  const received = (v.signals ?? []).map((s) => h("li", {},
-    `${nameOf(model, s.from_seat)} (${relation(model, s.from_seat)}): “${signalText(s.signal, s.n)}”`));
   const sent = (v.signals_sent ?? []).map((s) => signalText(s.signal, s.n));
   fill(node,
-    h("h2", {}, "Signals to your partner (R15)"),
+    h("summary", {}, "Signal your partner (R15)"),
     h("p", { class: "muted" }, mode === "risky"
       ? "Risky table: each opponent may also notice a signal (R16). Signals are not checked: they are gestures."
       : "Only your partner receives them (R16). Signals are not checked: they are gestures."),
     h("div", { class: "signal-buttons" }, buttons, aces),
-    h("h3", {}, "Received this deal"),
-    received.length ? h("ul", { class: "signals-received" }, received)
-      : h("p", { class: "muted" }, "Nothing yet."),
-    sent.length ? h("p", { class: "muted" }, `You signalled: ${sent.join("; ")}.`) : null);
+    sent.length ? h("p", { class: "muted" }, `You signalled: ${sent.join("; ")}.`)
+      : h("p", { class: "muted" }, "You have sent no signal this deal."));
 }
 
 function renderDraw(model) {
