@@ -35,9 +35,10 @@ def node(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT)
 
 
-def test_session_module_rules():
-    """tests/web/js/session.test.mjs: every session rule, frame by frame."""
-    done = node("--test", str(JS / "session.test.mjs"))
+def test_session_and_model_modules():
+    """tests/web/js/*.test.mjs: every session rule frame by frame, the model event by
+    event."""
+    done = node("--test", str(JS / "session.test.mjs"), str(JS / "model.test.mjs"))
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout and "# pass " in done.stdout
 

@@ -109,8 +109,15 @@ export class Connection {
     if (this.ws) this.ws.close(1000, "new name");
   }
 
-  /** After a fatal close (e.g. 4009, opened in another tab): take the session back here. */
+  /** After a fatal close (e.g. 4009, opened in another tab): take the session back here,
+   *  with the newest token and command counter that tab stored (the token we had died
+   *  when the other tab's welcome rotated it). */
   restart() {
+    const stored = loadStored();
+    if (typeof stored.token === "string") this.session.token = stored.token;
+    if (Number.isSafeInteger(stored.nextId) && stored.nextId > this.session.nextId) {
+      this.session.nextId = stored.nextId;
+    }
     if (this.session.state === "closed") this.session.state = "disconnected";
     this.attempt = 0;
     this.start();

@@ -180,12 +180,14 @@ export class TableModel {
     }
   }
 
-  /** R10: any card; the turn passes clockwise. */
+  /** R10: any card; the turn passes clockwise. After the fourth card nobody acts until
+   *  trick_done says who won (R11): guessing the next seat would flash "your turn" on a
+   *  page whose turn it is not. */
   _on_card_played(v, e) {
     v.trick.push([e.seat, e.card]);
     v.hand_sizes[e.seat] = Math.max(0, v.hand_sizes[e.seat] - 1);
     if (e.seat === this.seat) v.hand = v.hand.filter((c) => c !== e.card);
-    v.to_act = leftOf(e.seat);
+    v.to_act = v.trick.length < 4 ? leftOf(e.seat) : null;
   }
 
   /** R11: the winner leads next; after a spoiled trick the same leader leads again. */

@@ -281,7 +281,10 @@ function renderHead(app, model) {
   if (o.partner_draw) parts.push("partner draw");
   parts.push(`signals ${safeName(o.signals, "private")}`);
   if (o.turn_timer_s) parts.push(`${o.turn_timer_s} s per turn`);
-  if (info?.private) parts.push("private");
+  if (info?.private) {
+    const code = app.conn.codes[model.table];
+    parts.push(code ? `private, join code ${safeName(code)}` : "private");
+  }
   if (info?.spectators) parts.push(`${info.spectators} watching`);
   if (model.seat === null) parts.push("you are watching: you see only what is public");
   $("table-meta").textContent = parts.join(" · ");
