@@ -30,7 +30,6 @@ import pytest
 from websockets.asyncio.client import connect
 
 import protocol
-
 from server.game.record import verify_record
 
 from .conftest import ROOT

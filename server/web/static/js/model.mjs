@@ -9,11 +9,13 @@
 
 import { leftOf, sortByStrength } from "./cards.mjs";
 
+let models = 0;
 const clone = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
 
 export class TableModel {
   constructor(table) {
     this.table = table;
+    this.uid = ++models;       // this model object (the screen's parts key on it)
     this.seat = null;          // our seat; null when watching
     this.info = null;          // the latest TableInfo (table_changed)
     this.view = null;          // the engine-shaped view, once a match is running

@@ -259,6 +259,19 @@ function seatBox(app, model, seat) {
 
 // ------------------------------------------------------------------ parts
 
+// Each part is rebuilt only when what it shows changed: a card played by someone else
+// redraws the trick and the seats, not the hand or the panels (issue 13: a card shows on
+// the other pages as fast as in the terminal client).
+const shown = new WeakMap();
+
+/** True when `node` already shows `parts` (then it is left alone, focus and all). */
+function unchanged(node, ...parts) {
+  const key = JSON.stringify(parts);
+  if (shown.get(node) === key) return true;
+  shown.set(node, key);
+  return false;
+}
+
 function renderHead(app, model) {
   const info = model.info;
   const name = safeName(info?.name, `Table ${model.table.slice(0, 8)}`);
@@ -342,12 +355,17 @@ function renderTurn(app, model) {
 
 function renderFelt(app, model) {
   const base = model.seat ?? 0;
+  const v = model.view;
+  const table = [model.uid, model.info, model.seat, model.status];
   SLOTS.forEach((slot, i) => {
     const seat = (base + i) % 4;
-    fill($(`seat-${slot}`), seatBox(app, model, seat));
+    const node = $(`seat-${slot}`);
+    if (unchanged(node, table, seat, v?.to_act, v?.phase, v?.dealer, v?.trick_counts?.[seat],
+      v?.hand_sizes?.[seat])) return;
+    fill(node, seatBox(app, model, seat));
   });
-  const v = model.view;
   const trick = $("trick");
+  if (unchanged(trick, table, v?.trick, v?.tricks?.length, v?.leader, v?.phase)) return;
   if (!v || model.status === "waiting") {
     const creator = model.info?.creator;
     const canStart = model.seat !== null && (creator === model.seat || creator === null
@@ -389,6 +407,7 @@ function renderHand(app, model) {
   const hand = sortByStrength(v.hand);
   const choosing = discarding(model);
   const myTurn = model.myTurn && v.phase === "play";
+  if (unchanged($("hand"), model.uid, hand, choosing, [...app.discard], myTurn)) return;
   $("hand-title").textContent = choosing
     ? `Your hand: choose six cards to discard (${app.discard.size} of 6)`
     : `Your hand (${hand.length} cards, strongest first)`;
@@ -409,6 +428,8 @@ function renderHand(app, model) {
 function renderActions(app, model) {
   const v = model.view;
   const node = $("actions");
+  if (unchanged(node, model.uid, model.info, model.seat, model.status, v?.phase,
+    v?.chanter_votes, v?.to_act, v?.discarded, [...app.discard])) return;
   const parts = [];
   if (v && v.phase === "chanter_vote" && model.status === "playing") {
     const votes = v.chanter_votes.map((vote, s) => `${nameOf(model, s)}: `
@@ -444,6 +465,8 @@ function renderActions(app, model) {
 function renderLastTrick(model) {
   const v = model.view;
   const node = $("last-trick");
+  if (unchanged(node, model.uid, model.info, model.seat, model.status,
+    v?.tricks?.[v.tricks.length - 1], v?.tricks?.length)) return;
   if (!v || !v.tricks.length || model.status === "waiting") {
     fill(node);
     return;
@@ -465,6 +488,8 @@ function renderLastTrick(model) {
 function renderSignals(app, model) {
   const node = $("signals");
   const v = model.view;
+  if (unchanged(node, model.uid, model.info, model.seat, model.status, v?.phase,
+    v?.signals, v?.signals_sent)) return;
   const mode = model.info?.options?.signals ?? v?.options?.signals ?? "private";
   // Signals we received (R16: from our partner, or noticed from an opponent when risky),
   // always in sight; spectators never receive any.
@@ -499,6 +524,8 @@ function renderSignals(app, model) {
 
 function renderDraw(model) {
   const node = $("draw");
+  if (unchanged(node, model.uid, model.info, model.seat, model.lastDraw, model.view?.draw,
+    model.view?.deal_number, model.view?.tricks?.length)) return;
   const draw = model.lastDraw ?? (model.view?.draw?.length ? { cards: model.view.draw, seating: null } : null);
   const v = model.view;
   const show = Boolean(draw && v && v.deal_number <= 1 && v.tricks.length === 0);
@@ -520,6 +547,8 @@ function renderDraw(model) {
 
 function renderDealResult(model) {
   const node = $("deal-result");
+  if (unchanged(node, model.uid, model.info, model.seat, model.lastDeal,
+    model.view === null)) return;
   const deal = model.lastDeal;
   const v = model.view;
   node.hidden = !deal || !v;
@@ -536,6 +565,8 @@ function renderDealResult(model) {
 function renderMatchResult(app, model) {
   const node = $("match-result");
   const v = model.view;
+  if (unchanged(node, model.uid, model.info, model.seat, model.status, model.matchOver,
+    v?.phase, v?.deals, v?.result, v?.points)) return;
   const over = Boolean(v && (v.phase === "match_over" || model.status === "finished"));
   node.hidden = !over;
   if (!over) {
