@@ -50,10 +50,19 @@ TYPES = {
 }
 
 #: Scripts and styles from this origin only (no inline script, no eval); the websocket to
-#: this origin ('self' covers ws:/wss: to the same host in CSP 3); nothing may frame the
-#: page; forms and <base> are not used.
+#: this origin only; nothing may frame the page; forms and <base> are not used.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?")
+
+
+def csp_for(host: str | None) -> str:
+    """:data:`CSP`, with the page's own websocket named as well: CSP 3 lets 'self' cover
+    ws:/wss: to the same host, older browsers need it spelt out. The Host header is used
+    only if it is a plain host[:port]."""
+    if host is None or not _HOST.fullmatch(host):
+        return CSP
+    return CSP.replace("connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}")
 
 _TABLE_PATH = re.compile(r"/t/[A-Za-z0-9_-]{1,64}")
 _STATIC_PREFIX = "/static/"
@@ -127,8 +136,8 @@ def _asset(name: str, body: bytes) -> Asset:
     return Asset(body, TYPES[ext], '"' + hashlib.sha256(body).hexdigest()[:16] + '"')
 
 
-def security_headers() -> list[tuple[str, str]]:
-    return [("Content-Security-Policy", CSP),
+def security_headers(host: str | None = None) -> list[tuple[str, str]]:
+    return [("Content-Security-Policy", csp_for(host)),
             ("X-Content-Type-Options", "nosniff"),
             ("Referrer-Policy", "no-referrer"),
             ("X-Frame-Options", "DENY"),
@@ -136,7 +145,8 @@ def security_headers() -> list[tuple[str, str]]:
 
 
 def _send(request: Request, asset: Asset, cache: str) -> Response:
-    headers = [("Cache-Control", cache), ("ETag", asset.etag), *security_headers()]
+    headers = [("Cache-Control", cache), ("ETag", asset.etag),
+               *security_headers(request.headers.get("Host"))]
     if asset.etag in request.headers.get("If-None-Match", ""):
         status = http.HTTPStatus.NOT_MODIFIED
         return Response(status.value, status.phrase, Headers(headers), b"")
@@ -222,5 +232,5 @@ def handler(allowed_origins: str) -> Callable[[Request], Response | None]:
     return process_request
 
 
-__all__ = ["CSP", "Site", "handler", "is_upgrade", "origin_allowed", "parse_origins",
+__all__ = ["CSP", "Site", "csp_for", "handler", "is_upgrade", "origin_allowed", "parse_origins",
            "ws_origins"]

@@ -293,11 +293,11 @@ def latency_report(plays: list[tuple[str, str]], starts: dict[str, float],
             "baseline_python_client_p99_ms": quantile(python, 99)}
 
 
-async def shot(page: Any, tmp_path: Path, name: str, **kw: Any) -> Path:
+async def shot(page: Any, tmp_path: Path, name: str, docs: bool = True, **kw: Any) -> Path:
     path = tmp_path / name
     await page.screenshot(path=str(path), **kw)
     assert path.stat().st_size > 5_000
-    if os.environ.get("ALUETTE_UPDATE_SCREENSHOTS") == "1":
+    if docs and os.environ.get("ALUETTE_UPDATE_SCREENSHOTS") == "1":
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / name).write_bytes(path.read_bytes())
     return path
@@ -331,6 +331,9 @@ async def test_four_pages_play_a_whole_match_a_fifth_watches_one_reloads(
     signalled = reloaded = refused = False
     while (turn := await next_turn(players)) is not None:
         s = await turn.state()
+        for phase in ("voting", "discarding"):
+            if s[phase] and not (tmp_path / f"{phase}.png").exists():
+                await shot(turn.page, tmp_path, f"{phase}.png", docs=False, full_page=True)
         if not s["voting"] and not s["discarding"]:
             if not refused:
                 # Item 3: an illegal move is explained in words (R10: not your turn).

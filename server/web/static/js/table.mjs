@@ -281,7 +281,7 @@ function renderHead(app, model) {
   // options only (the server's own, such as the turn timer, show their defaults there).
   const o = { ...(v?.options ?? {}), ...(info?.options ?? {}) };
   const parts = [];
-  parts.push(model.status);
+  parts.push(v?.phase === "match_over" ? "match over" : model.status);
   if (v && model.status !== "waiting") {
     parts.push(o.target_points ? `deal ${v.deal_number} (first to ${o.target_points} points)`
       : `deal ${v.deal_number} of ${o.deals ?? 5}`);
@@ -534,13 +534,21 @@ function renderDraw(model) {
     fill(node);
     return;
   }
-  const items = draw.cards.map(([seat, card]) => h("li", {}, `seat ${seat} (before the draw): `,
+  const items = draw.cards.map(([seat, card]) => h("li", {}, `seat ${seat}: `,
     `${cardName(card)} (${card})`));
+  // R7: the four top cards decide; each went to one seat (numbered as before the draw).
+  const tops = ["3o", "3c", "2o", "2c"].map((top) => {
+    const at = draw.cards.findIndex(([, card]) => card === top);
+    return at < 0 ? null : h("li", {}, `${cardName(top)}: seat ${draw.cards[at][0]} `
+      + `(card ${at + 1} turned up)`);
+  });
   const lines = [h("h2", {}, "Partner draw (R7)"),
     h("p", { class: "muted" }, "Cards were turned up to each seat in turn until each held one of "
       + "Monsieur, Madame, Le Borgne, La Vache. Monsieur's and Madame's holders are partners, "
       + "and so are Le Borgne's and La Vache's; Madame's holder deals first."),
-    h("ol", { class: "draw-list" }, items)];
+    h("ul", {}, tops),
+    h("details", {}, h("summary", {}, `All ${draw.cards.length} cards turned up, in order `
+      + "(seats numbered as before the draw)"), h("ol", { class: "draw-list" }, items))];
   if (model.seat !== null) lines.push(h("p", {}, `You now sit in seat ${model.seat}; your partner is ${nameOf(model, partnerOf(model.seat))}.`));
   fill(node, lines);
 }
