@@ -510,6 +510,31 @@ async def test_killing_and_restarting_the_server_heals_every_page(browser, serve
         assert p.csp_or_script_errors() == [], (p.name, p.errors)
 
 
+async def test_a_dropped_network_is_shown_and_healed(browser, server_proc):
+    """Item 3: the device goes offline mid-match: the page says so at once, reconnects by
+    itself when the network is back, keeps its seat and hand, and plays on."""
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    ana = await Player.open(browser, base, "Ana")
+    await create_table(ana, base, bots="random")
+    await ana.page.click('[data-key="start"]')
+    await ana.page.wait_for_function("() => document.body.classList.contains('my-turn')",
+                                     timeout=WAIT_MS)
+    before = await ana.state()
+    await ana.page.context.set_offline(True)
+    await ana.page.wait_for_selector("#banner:has-text('Reconnecting')", timeout=WAIT_MS)
+    assert "Connection lost" in await ana.text("#status")
+    await ana.page.context.set_offline(False)
+    await ana.online()
+    await ana.page.wait_for_selector("#banner", state="hidden", timeout=WAIT_MS)
+    after = await ana.state()
+    assert (after["seat"], after["hand"], after["mine"]) == (before["seat"], before["hand"], True)
+    plays: list[tuple[str, str]] = []
+    await take_turn(ana, plays)
+    assert plays and plays[0][1] not in (await ana.state())["hand"]
+    assert ana.csp_or_script_errors() == [], ana.errors
+
+
 # --------------------------------------------------------------------------- details
 
 

@@ -81,6 +81,8 @@ export class Connection {
     this.everWelcomed = false;
     this.keepalive = setInterval(() => this._keepalive(), 5_000);
     addEventListener("online", () => this._reconnectSoon(0));
+    // The device lost its network: say so now rather than when the keepalive notices.
+    addEventListener("offline", () => this._drop());
   }
 
   /** Remember a table (join, spectate, a link, a reload) so that resumes cover it. */
@@ -194,16 +196,22 @@ export class Connection {
     this.timer = setTimeout(() => this._open(), base * 1000 * (0.8 + 0.4 * Math.random()));
   }
 
+  /** Give up on the current socket without waiting for a closing handshake that may never
+   *  come, and reconnect (with backoff; at once when the browser is back online). */
+  _drop() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    ws.close();
+    this._lost(null);
+  }
+
   _keepalive() {
     const ws = this.ws;
     if (!ws || this.session.state !== "open") return;
     const now = Date.now();
     if (now - this.lastHeard > DEAD_AFTER_MS) {
-      // Silent for too long (a dead network does not always close the socket): drop it
-      // without waiting for a closing handshake that may never come, and reconnect.
-      this.ws = null;
-      ws.close();
-      this._lost(null);
+      this._drop(); // silent for too long: a dead network does not always close a socket
       return;
     }
     if (now - this.lastSent >= PING_EVERY_MS) this.call("ping").catch(() => {});
