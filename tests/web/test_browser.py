@@ -137,6 +137,8 @@ async def create_table(ana: Player, base: str, **form: Any) -> str:
             await page.check(f"#create-form input[name={box}]")
     await page.select_option("#create-form select[name=signals]", form.get("signals", "private"))
     await page.select_option("#create-form select[name=bot_level]", form.get("bots", "random"))
+    await page.select_option("#create-form select[name=first_dealer]",
+                             str(form.get("first_dealer", "random")))
     await page.click("#create-form button[type=submit]")
     await page.wait_for_selector("#table-view:not([hidden]) .seat.me", timeout=WAIT_MS)
     return str(page.url)
@@ -593,7 +595,7 @@ async def test_phone_width_keyboard_labels_and_dark_mode(browser, server_proc, t
     phone = await Player.open(browser, base, "Ana", viewport={"width": 360, "height": 740},
                               is_mobile=True, has_touch=True, device_scale_factor=2)
     page = phone.page
-    await create_table(phone, base, bots="random")
+    await create_table(phone, base, bots="random", first_dealer=0)
     # A reload before the start keeps the seat too (resume with a fresh-snapshot last_seq).
     await page.reload()
     await phone.online()
@@ -602,6 +604,7 @@ async def test_phone_width_keyboard_labels_and_dark_mode(browser, server_proc, t
     await page.click('[data-key="start"]')
     await page.wait_for_function("() => document.body.classList.contains('my-turn')",
                                  timeout=WAIT_MS)
+    assert await page.locator("#trick [data-card]").count() == 3     # mid-trick
     assert await page.evaluate("() => document.documentElement.scrollWidth") <= 360
     labels = await page.locator("#hand button.card").evaluate_all(
         "els => els.map((e) => e.getAttribute('aria-label'))")

@@ -16,6 +16,8 @@ export function optionsFromForm(form) {
     bot_level: String(f.get("bot_level") ?? "normal"),
     auto_start: f.get("auto_start") === "on",
   };
+  const dealer = String(f.get("first_dealer") ?? "random");
+  options.first_dealer = /^[0-3]$/.test(dealer) ? Number(dealer) : "random";
   const int = (name) => {
     const n = Number.parseInt(String(f.get(name) ?? ""), 10);
     return Number.isSafeInteger(n) ? n : null;

@@ -20,7 +20,6 @@ const app = {
   discard: new Set(),
   notice: "",
   renderQueued: false,
-  title: "Aluette Online",
 };
 
 // ------------------------------------------------------------------ routing
@@ -108,12 +107,12 @@ function onStatus(status, detail) {
   const banner = $("banner");
   banner.replaceChildren();
   if (status === "reconnecting") {
-    banner.append("The connection to the server was lost. Reconnecting by itself; "
-      + "your seat is kept.");
+    banner.append("The connection to the server was lost. Reconnecting by itself: "
+      + "your seats and moves are kept.");
     banner.dataset.kind = "warn";
     banner.hidden = false;
   } else if (status === "fatal") {
-    banner.append(`${cleanText(detail)}. `);
+    banner.append(`Disconnected: ${cleanText(detail)}. `);
     const again = document.createElement("button");
     again.type = "button";
     again.textContent = "Use this page";
