@@ -540,9 +540,8 @@ async def test_a_dropped_network_is_shown_and_healed(browser, server_proc):
 # --------------------------------------------------------------------------- details
 
 
-async def test_a_hostile_name_renders_as_text_and_first_paint(browser, server_proc, tmp_path):
-    """Item 4: names are text, never HTML. Also the lobby's first paint (target: <= 1 s on
-    loopback) and a lobby screenshot."""
+async def test_a_hostile_name_renders_as_text(browser, server_proc):
+    """Item 4: names are text, never HTML."""
     await server_proc()
     base = f"http://127.0.0.1:{server_proc.port}"
     evil = "<img src=x onerror=__pwned=1>\u202e"
@@ -564,26 +563,45 @@ async def test_a_hostile_name_renders_as_text_and_first_paint(browser, server_pr
     assert await visitor.page.locator("#felt img").count() == 0
     assert await visitor.page.evaluate("() => window.__pwned") is None
 
-    # First paint of the lobby, on a fresh page (a first visit: nothing cached).
-    fresh = await Player.open(browser, base, "Fay", viewport={"width": 1100, "height": 900})
-    await fresh.page.goto(base + "/")
-    await fresh.page.wait_for_function(
-        "() => performance.getEntriesByName('aluette:lobby-ready').length > 0",
-        timeout=WAIT_MS)
-    timing = await fresh.page.evaluate("""() => ({
-      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
-      lobby: performance.getEntriesByName('aluette:lobby-ready')[0].startTime,
-      dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
-      bytes: performance.getEntriesByType('resource').reduce((a, r) => a + r.decodedBodySize, 0)
-        + performance.getEntriesByType('navigation')[0].decodedBodySize,
-    })""")
-    print(f"\nweb client lobby: first contentful paint {timing['fcp']:.0f} ms, table list "
-          f"shown {timing['lobby']:.0f} ms, DOMContentLoaded {timing['dcl']:.0f} ms, "
-          f"{timing['bytes']} bytes loaded")
-    assert timing["fcp"] is not None and timing["bytes"] <= 200 * 1024
-    await shot(fresh.page, tmp_path, "lobby.png", full_page=True)
-    for p in (mallory, visitor, fresh):
+    for p in (mallory, visitor):
         assert p.csp_or_script_errors() == [], (p.name, p.errors)
+
+
+async def test_lobby_first_paint(browser, server_proc, tmp_path):
+    """Issue 13 target: the lobby's first paint <= 1 s on loopback, its assets <= 200 KiB.
+    Five first visits (fresh profiles: nothing cached), measured by the browser itself:
+    first contentful paint, and the moment the table list is drawn (the page's own
+    performance mark). Printed, not asserted (the machine is shared); the bytes are."""
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    host = await Player.open(browser, base, "Host")
+    await create_table(host, base, name="Open table")
+    runs = []
+    for i in range(5):
+        fresh = await Player.open(browser, base, f"Visitor {i}",
+                                  viewport={"width": 1100, "height": 900})
+        await fresh.page.goto(base + "/")
+        await fresh.page.wait_for_function(
+            "() => performance.getEntriesByName('aluette:lobby-ready').length > 0",
+            timeout=WAIT_MS)
+        runs.append(await fresh.page.evaluate("""() => ({
+          fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+          lobby: performance.getEntriesByName('aluette:lobby-ready')[0].startTime,
+          bytes: performance.getEntriesByType('resource').reduce((a, r) => a + r.decodedBodySize, 0)
+            + performance.getEntriesByType('navigation')[0].decodedBodySize,
+        })"""))
+        assert fresh.csp_or_script_errors() == [], fresh.errors
+        if i == 4:
+            await fresh.page.wait_for_selector(".table-entry", timeout=WAIT_MS)
+            await shot(fresh.page, tmp_path, "lobby.png", full_page=True)
+        await fresh.page.context.close()
+    fcp = sorted(r["fcp"] for r in runs)
+    lobby = sorted(r["lobby"] for r in runs)
+    print(f"\nweb client lobby, 5 first visits: first contentful paint median {fcp[2]:.0f} ms "
+          f"(max {fcp[-1]:.0f}); table list drawn median {lobby[2]:.0f} ms "
+          f"(max {lobby[-1]:.0f}); {runs[0]['bytes']} bytes loaded")
+    assert all(r["fcp"] is not None for r in runs)
+    assert all(r["bytes"] <= 200 * 1024 for r in runs)
 
 
 async def test_phone_width_keyboard_labels_and_dark_mode(browser, server_proc, tmp_path):
