@@ -29,6 +29,7 @@ import protocol
 from protocol import CloseCode
 from server.store import StorageConfig, StoreError, open_storage
 
+from . import web
 from .config import Settings, parse_settings
 from .dispatch import serve_connection
 from .hub import Hub
@@ -66,6 +67,7 @@ def client_address(conn: ServerConnection, request: Request, trusted: frozenset[
 
 def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-def]
     trusted = frozenset(a.strip() for a in settings.trusted_proxies.split(",") if a.strip())
+    web_request = web.handler(settings.allowed_origins)  # the browser client; Origin check
 
     async def process_request(conn: ServerConnection, request: Request) -> Response | None:
         if request.path.split("?")[0] == "/healthz":
@@ -76,6 +78,9 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
                                ("Content-Length", str(len(data))),
                                ("Cache-Control", "no-store")])
             return Response(status.value, status.phrase, headers, data)
+        page = web_request(request)
+        if page is not None:
+            return page
         assert isinstance(conn, GuardedConnection)
         address = client_address(conn, request, trusted)
         conn.client_address = address
@@ -126,6 +131,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             ping_timeout=settings.ping_timeout_s,
             close_timeout=settings.close_timeout_s,
             process_request=_process_request(hub, settings),
+            origins=web.ws_origins(web.parse_origins(settings.allowed_origins)),
             server_header=None,
         ) as server:
             port = server.sockets[0].getsockname()[1]
@@ -154,7 +160,8 @@ async def run(settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     async with running(settings) as srv:
         print(f"aluette-server listening on ws://{settings.host}:{srv.port} "
-              f"(health: http://{settings.host}:{srv.port}/healthz)", flush=True)
+              f"(play in a browser: http://{settings.host}:{srv.port}/; "
+              f"health: http://{settings.host}:{srv.port}/healthz)", flush=True)
         await stop.wait()
         log.info("shutting down")
     print("aluette-server stopped", flush=True)

@@ -37,6 +37,9 @@ class Settings:
     #: Behind a proxy, the addresses whose ``X-Forwarded-For`` header names the client
     #: (comma-separated); empty trusts nobody's header.
     trusted_proxies: str = ""
+    #: Origins (``scheme://host[:port]``, comma-separated) whose web pages may open a
+    #: websocket; empty: only the server's own pages (the Origin must match the Host header).
+    allowed_origins: str = ""
     #: A session (its token and its replies) expires after this long without a hello.
     session_ttl_s: int = 7 * 24 * 3600
     #: How long the token a hello presented stays usable if the welcome is lost
@@ -93,6 +96,7 @@ ENV = {
     "max_connections_per_address": "ALUETTE_MAX_CONNECTIONS_PER_ADDRESS",
     "new_sessions_per_minute": "ALUETTE_NEW_SESSIONS_PER_MINUTE",
     "trusted_proxies": "ALUETTE_TRUSTED_PROXIES",
+    "allowed_origins": "ALUETTE_ALLOWED_ORIGINS",
     "session_ttl_s": "ALUETTE_SESSION_TTL",
     "token_grace_s": "ALUETTE_TOKEN_GRACE",
     "record_ttl_s": "ALUETTE_RECORD_TTL",
@@ -128,6 +132,8 @@ HELP = {
     "max_connections_per_address": "most connections from one address at once",
     "new_sessions_per_minute": "new sessions one address may open per minute",
     "trusted_proxies": "comma-separated proxy addresses whose X-Forwarded-For is believed",
+    "allowed_origins": "comma-separated origins (https://host[:port]) whose web pages may "
+                       "connect; empty: the server's own pages only",
     "session_ttl_s": "seconds an idle session (token, replies) is kept",
     "token_grace_s": "seconds the token a hello presented stays usable if the welcome is lost",
     "record_ttl_s": "seconds a finished match's record is kept",

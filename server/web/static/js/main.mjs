@@ -1,0 +1,302 @@
+// The page: one connection, one model per table followed, two screens (lobby and table),
+// chosen by the URL: "/" is the lobby, "/t/<table-id>" a table (with "#code=..." for a
+// private table's join code, which never leaves the browser).
+
+import { cleanText, errorSentence, safeName } from "./cards.mjs";
+import { CommandFailed, Connection, socketUrl } from "./connection.mjs";
+import { renderLobby, setupLobby } from "./lobby.mjs";
+import { TableModel } from "./model.mjs";
+import { renderTable, setupTable } from "./table.mjs";
+
+const $ = (id) => document.getElementById(id);
+
+const app = {
+  conn: null,
+  /** table id -> TableModel */
+  models: new Map(),
+  route: { view: "lobby", table: null, code: null },
+  lobby: { tables: [], seats: [], next: null, loaded: false, error: "" },
+  /** cards chosen for the chanter discard (R9) */
+  discard: new Set(),
+  notice: "",
+  renderQueued: false,
+};
+
+// ------------------------------------------------------------------ routing
+
+const TABLE_PATH = /^\/t\/([A-Za-z0-9_-]{1,64})$/;
+
+function parseRoute() {
+  const m = TABLE_PATH.exec(location.pathname);
+  if (!m) return { view: "lobby", table: null, code: null };
+  const code = new URLSearchParams(location.hash.slice(1)).get("code");
+  return { view: "table", table: m[1], code: code ? code.slice(0, 16) : null };
+}
+
+/** Go to a screen; `push` adds a history entry (links, buttons), not for popstate. */
+function navigate(path, push = true) {
+  if (push && path !== location.pathname + location.hash) history.pushState(null, "", path);
+  app.route = parseRoute();
+  app.notice = "";
+  app.discard.clear();
+  enterRoute();
+  render();
+  $("main").focus({ preventScroll: true });
+}
+
+/** A table link: the page for it, with the join code in the fragment if we know one. */
+function tableLink(table) {
+  const code = app.conn?.codes[table];
+  return `/t/${encodeURIComponent(table)}${code ? `#code=${encodeURIComponent(code)}` : ""}`;
+}
+
+function enterRoute() {
+  const { view, table, code } = app.route;
+  if (view !== "table") {
+    refreshLobby();
+    return;
+  }
+  if (code) app.conn.codes[table] = code;
+  if (!app.models.has(table)) app.models.set(table, new TableModel(table));
+  if (app.conn.following(table)) return; // resumed by the connection (reload, reconnect)
+  // A link to a table we do not follow yet: watch it (a seated player gets their seat's
+  // view instead), then "Sit here" joins.
+  if (app.conn.status === "online") watch(table);
+}
+
+async function watch(table) {
+  const code = app.conn.codes[table] ?? null;
+  try {
+    await app.conn.call("spectate", { table, code });
+  } catch (err) {
+    showError(err, "table");
+  }
+}
+
+// ------------------------------------------------------------------ connection hooks
+
+function onEvent(table, seq, event) {
+  let model = app.models.get(table);
+  if (!model) {
+    model = new TableModel(table);
+    app.models.set(table, model);
+  }
+  if (event) model.apply(event);
+  if (model.stale) {
+    model.stale = false;
+    app.conn.refresh(table);
+  }
+  // Before a match there is no view to say where we sit: the session knows it from the ok
+  // of create_table, join or resume.
+  if (model.view === null) model.seat = app.conn.session.tables.get(table)?.seat ?? null;
+  if (event?.type === "deal_started" || event?.type === "snapshot") app.discard.clear();
+  if (event?.type === "table_changed" && app.route.view === "lobby") refreshLobbySoon();
+  render();
+}
+
+function onStatus(status, detail) {
+  const node = $("status");
+  const words = {
+    connecting: "Connecting…",
+    online: detail === "reconnected" ? "Connected again" : "Connected",
+    reconnecting: "Connection lost: reconnecting…",
+    fatal: "Disconnected",
+  };
+  node.textContent = words[status] ?? status;
+  node.dataset.state = status;
+  const banner = $("banner");
+  banner.replaceChildren();
+  if (status === "reconnecting") {
+    banner.append("The connection to the server was lost. Reconnecting by itself: "
+      + "your seats and moves are kept.");
+    banner.dataset.kind = "warn";
+    banner.hidden = false;
+  } else if (status === "fatal") {
+    banner.append(`Disconnected: ${cleanText(detail)}. `);
+    const again = document.createElement("button");
+    again.type = "button";
+    again.textContent = "Use this page";
+    again.addEventListener("click", () => app.conn.restart());
+    banner.append(again);
+    banner.dataset.kind = "error";
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+  document.body.dataset.connection = status;
+}
+
+function onWelcome(welcome) {
+  $("name-input").value = safeName(welcome.name, "");
+  if (app.route.view === "table" && !app.conn.following(app.route.table)) {
+    watch(app.route.table);
+  }
+  refreshLobby();
+  render();
+}
+
+function onTableLost(table, code) {
+  app.models.delete(table);
+  if (app.route.view === "table" && app.route.table === table) {
+    app.notice = `You are no longer at this table (${errorSentence({ code })})`;
+    // Still worth a look as a spectator if it exists.
+    watch(table);
+  }
+  render();
+}
+
+function onSessionLost() {
+  app.models.clear();
+  setLobbyNotice("The server no longer knew your session (it expired): you have a new one, "
+    + "and your old seats are gone.");
+}
+
+// ------------------------------------------------------------------ lobby data
+
+let lobbyTimer = null;
+
+async function refreshLobby(more = false) {
+  if (!app.conn || app.conn.status !== "online") return;
+  try {
+    const result = await app.conn.call("list_tables", {
+      cursor: more ? app.lobby.next : null, limit: 20 });
+    const tables = Array.isArray(result.tables) ? result.tables : [];
+    app.lobby.tables = more ? [...app.lobby.tables, ...tables] : tables;
+    app.lobby.seats = Array.isArray(result.seats) ? result.seats : [];
+    app.lobby.next = typeof result.next === "string" ? result.next : null;
+    if (!app.lobby.loaded) performance.mark("aluette:lobby-ready"); // first paint of the list
+    app.lobby.loaded = true;
+    app.lobby.error = "";
+  } catch (err) {
+    app.lobby.error = describe(err);
+  }
+  render();
+}
+
+function refreshLobbySoon() {
+  clearTimeout(lobbyTimer);
+  lobbyTimer = setTimeout(() => refreshLobby(), 300);
+}
+
+// The protocol has no lobby events: the list is polled while the lobby is on screen.
+setInterval(() => {
+  if (app.route.view === "lobby" && document.visibilityState === "visible") refreshLobby();
+}, 5000);
+
+// ------------------------------------------------------------------ messages
+
+function describe(err) {
+  if (err instanceof CommandFailed) {
+    return err.reply ? errorSentence(err.reply)
+      : "The connection dropped before the server answered; try again.";
+  }
+  return String(err?.message ?? err);
+}
+
+function showError(err, where) {
+  if (where === "lobby") setLobbyNotice(describe(err));
+  else {
+    app.notice = describe(err);
+    render();
+  }
+}
+
+function setLobbyNotice(text) {
+  $("lobby-notice").textContent = text;
+}
+
+function setNotice(text) {
+  app.notice = text;
+  render();
+}
+
+/** Run a command from a button; errors are explained in words where the user looks. */
+async function act(type, fields, where = "table") {
+  try {
+    return await app.conn.call(type, fields);
+  } catch (err) {
+    showError(err, where);
+    return null;
+  }
+}
+
+// ------------------------------------------------------------------ rendering
+
+/** Render on the next microtask: every frame of a burst, but one DOM update. */
+function render() {
+  if (app.renderQueued) return;
+  app.renderQueued = true;
+  queueMicrotask(() => {
+    app.renderQueued = false;
+    const onTable = app.route.view === "table";
+    $("lobby").hidden = onTable;
+    $("table-view").hidden = !onTable;
+    let title = "Aluette Online";
+    if (onTable) {
+      const model = app.models.get(app.route.table);
+      if (model) title = renderTable(app, model);
+    } else {
+      renderLobby(app);
+    }
+    if (document.title !== title) document.title = title;
+  });
+}
+
+// ------------------------------------------------------------------ start
+
+function setupName(conn) {
+  const form = $("name-form");
+  const input = $("name-input");
+  input.value = conn.name;
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const name = cleanText(input.value).slice(0, 32);
+    if (!name) {
+      input.setCustomValidity("Type a name (letters, not only spaces).");
+      input.reportValidity();
+      return;
+    }
+    input.setCustomValidity("");
+    conn.rename(name);
+  });
+}
+
+function defaultName() {
+  const n = new Uint16Array(1);
+  crypto.getRandomValues(n);
+  return `Guest ${1000 + (n[0] % 9000)}`;
+}
+
+function start() {
+  const conn = new Connection({ url: socketUrl(), onEvent, onStatus, onTableLost,
+    onSessionLost, onWelcome });
+  app.conn = conn;
+  if (!conn.name) {
+    conn.name = defaultName();
+    conn.session.name = conn.name;
+  }
+  setupName(conn);
+  setupLobby(app);
+  setupTable(app);
+  document.addEventListener("click", (ev) => {
+    // Same-page links (lobby, tables) without reloading the page.
+    const a = ev.target.closest?.("a[href]");
+    if (!a || a.target || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
+    const url = new URL(a.href, location.href);
+    if (url.origin !== location.origin || !(url.pathname === "/" || TABLE_PATH.test(url.pathname))) return;
+    ev.preventDefault();
+    navigate(url.pathname + url.hash);
+  });
+  addEventListener("popstate", () => navigate(location.pathname + location.hash, false));
+  app.route = parseRoute();
+  if (app.route.view === "table") {
+    if (app.route.code) conn.codes[app.route.table] = app.route.code;
+    app.models.set(app.route.table, new TableModel(app.route.table));
+  }
+  render();
+  conn.start();
+}
+
+Object.assign(app, { act, describe, navigate, refreshLobby, render, setLobbyNotice, setNotice,
+  showError, tableLink, watch });
+start();

@@ -1,0 +1,244 @@
+// One table as this browser knows it, kept in step with the event stream (pure: no DOM).
+//
+// The server sends a snapshot (the engine's view for this viewer) after a join, spectate or
+// a resume without replay, then one event per sequence number; this model applies each
+// event to the last view, so it holds the view the engine would build for our seat. It is
+// the same logic as client_cli/model.py (the terminal client's model), plus `signal_sent`
+// (protocol 1.2) and what the screen needs to explain a deal: the tricks of the last
+// finished deal and the partner draw.
+
+import { leftOf, sortByStrength } from "./cards.mjs";
+
+let models = 0;
+const clone = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
+
+export class TableModel {
+  constructor(table) {
+    this.table = table;
+    this.uid = ++models;       // this model object (the screen's parts key on it)
+    this.seat = null;          // our seat; null when watching
+    this.info = null;          // the latest TableInfo (table_changed)
+    this.view = null;          // the engine-shaped view, once a match is running
+    this.pendingDiscard = [];  // the six cards we asked to discard (R9), until confirmed
+    /** The last finished deal: deal_scored's fields plus its tricks when we saw them. */
+    this.lastDeal = null;
+    this.lastDraw = null;      // partner_draw's event (R7), if one was made
+    this.matchOver = null;     // match_over's fields (record excluded)
+    this.turnAt = 0;           // performance.now() of the last turn event (turn timer)
+    /** Set when an event cannot be applied from what we know (ask for a snapshot). */
+    this.stale = false;
+  }
+
+  get spectator() {
+    return this.seat === null;
+  }
+
+  get status() {
+    return this.info?.status ?? "waiting";
+  }
+
+  get myTurn() {
+    const v = this.view;
+    return v !== null && this.seat !== null && v.to_act === this.seat
+      && ["play", "chanter_vote", "chanter_discard"].includes(v.phase);
+  }
+
+  seatInfo(seat) {
+    return this.info?.seats?.[seat] ?? null;
+  }
+
+  /** Apply one event payload (already ordered by the session). */
+  apply(event) {
+    const kind = event?.type;
+    if (kind === "snapshot") {
+      const view = clone(event.view);
+      view.discarded ??= [];
+      view.signals_sent ??= [];
+      view.signals ??= [];
+      view.trick = (view.trick ?? []).map((x) => [...x]);
+      view.draw = (view.draw ?? []).map((x) => [...x]);
+      this.view = view;
+      this.seat = Number.isInteger(view.viewer) ? view.viewer : null;
+      this.pendingDiscard = [];
+      this.stale = false;
+      if (view.draw.length && !this.lastDraw) this.lastDraw = { cards: view.draw, seating: null };
+      const deals = view.deals ?? [];
+      if (!deals.length) {
+        this.lastDeal = null;
+      } else if (this.lastDeal?.deal_number !== deals.length) {
+        // After a reload: the summary only (a view keeps no finished deal's tricks).
+        this.lastDeal = { ...clone(deals[deals.length - 1]), deal_number: deals.length,
+          tricks: null, totals: [...view.points] };
+      }
+      if (view.phase === "match_over") {
+        this.matchOver = { points: view.points, result: view.result };
+      }
+      return;
+    }
+    if (kind === "table_changed") {
+      this.info = clone(event.table);
+      return;
+    }
+    if (kind === "player_connected" || kind === "player_disconnected") {
+      // A table_changed follows with the same news; the flag is set now for the screen.
+      const seat = this.info?.seats?.[event.seat];
+      if (seat) seat.connected = kind === "player_connected";
+      return;
+    }
+    let v = this.view;
+    if (v === null) {
+      // Events of a match we have no view of (a snapshot always comes first; this is only
+      // reached if a server skips it): start from an empty view.
+      if (kind !== "partner_draw" && kind !== "deal_started") return;
+      v = this.view = this._emptyView();
+    }
+    const handler = this[`_on_${kind}`];
+    if (typeof handler === "function") handler.call(this, v, event);
+  }
+
+  _emptyView() {
+    return {
+      viewer: this.seat, phase: "play", options: clone(this.info?.options ?? {}),
+      deal_number: 0, dealer: 0, to_act: null, hand: [], hand_sizes: [0, 0, 0, 0], leader: 0,
+      trick: [], tricks: [], trick_counts: [0, 0, 0, 0], points: [0, 0], deals: [],
+      chanter_votes: [null, null, null, null], signals: [], draw: [], result: null,
+      discarded: [], signals_sent: [],
+    };
+  }
+
+  /** R7: seats move; seating[s] is where the player of seat s now sits. */
+  _on_partner_draw(v, e) {
+    v.draw = e.cards.map((x) => [...x]);
+    v.dealer = e.dealer;
+    this.lastDraw = { cards: v.draw, seating: [...e.seating] };
+    if (this.seat !== null) {
+      this.seat = e.seating[this.seat];
+      v.viewer = this.seat;
+    }
+  }
+
+  /** R8: a fresh deal; R9: with chanter the deal opens with the vote. */
+  _on_deal_started(v, e) {
+    const dealer = e.dealer;
+    const chanter = Boolean(v.options?.chanter);
+    Object.assign(v, {
+      deal_number: e.deal_number, dealer, phase: chanter ? "chanter_vote" : "play",
+      to_act: leftOf(dealer), hand: [], hand_sizes: [9, 9, 9, 9], leader: leftOf(dealer),
+      trick: [], tricks: [], trick_counts: [0, 0, 0, 0], chanter_votes: [null, null, null, null],
+      signals: [], discarded: [], signals_sent: [],
+    });
+    this.pendingDiscard = [];
+  }
+
+  _on_hand_dealt(v, e) {
+    if (e.seat === this.seat) v.hand = sortByStrength(e.cards);
+  }
+
+  _on_chanter_vote(v, e) {
+    v.chanter_votes[e.seat] = e.vote;
+    v.to_act = leftOf(e.seat);
+  }
+
+  /** R9: all four agreed: the talon goes to the dealer's left and the dealer. */
+  _on_chanter_result(v, e) {
+    const first = leftOf(v.dealer);
+    const dealer = v.dealer;
+    if (e.accepted) {
+      v.phase = "chanter_discard";
+      v.hand_sizes[first] += 6;
+      v.hand_sizes[dealer] += 6;
+      v.to_act = first;
+    } else {
+      v.phase = "play";
+      v.leader = first;
+      v.to_act = first;
+    }
+  }
+
+  _on_talon_dealt(v, e) {
+    if (e.seat === this.seat) v.hand = sortByStrength([...v.hand, ...e.cards]);
+  }
+
+  _on_chanter_discarded(v, e) {
+    const seat = e.seat;
+    const dealer = v.dealer;
+    v.hand_sizes[seat] -= 6;
+    if (seat === this.seat) {
+      if (this.pendingDiscard.length) {
+        const gone = new Set(this.pendingDiscard);
+        v.hand = v.hand.filter((c) => !gone.has(c));
+        v.discarded = [...this.pendingDiscard];
+        this.pendingDiscard = [];
+      } else {
+        this.stale = true; // discarded from another page (or before a reload): which six?
+      }
+    }
+    if (seat === leftOf(dealer)) {
+      v.to_act = dealer;
+    } else {
+      v.phase = "play";
+      v.leader = leftOf(dealer);
+      v.to_act = leftOf(dealer);
+    }
+  }
+
+  /** R10: any card; the turn passes clockwise. After the fourth card nobody acts until
+   *  trick_done says who won (R11): guessing the next seat would flash "your turn" on a
+   *  page whose turn it is not. */
+  _on_card_played(v, e) {
+    v.trick.push([e.seat, e.card]);
+    v.hand_sizes[e.seat] = Math.max(0, v.hand_sizes[e.seat] - 1);
+    if (e.seat === this.seat) v.hand = v.hand.filter((c) => c !== e.card);
+    v.to_act = v.trick.length < 4 ? leftOf(e.seat) : null;
+  }
+
+  /** R11: the winner leads next; after a spoiled trick the same leader leads again. */
+  _on_trick_done(v, e) {
+    const winner = e.winner ?? null;
+    v.tricks.push({ leader: e.leader, cards: [...e.cards], winner });
+    v.trick = [];
+    if (winner !== null) {
+      v.trick_counts[winner] += 1;
+      v.leader = winner;
+    } else {
+      v.leader = e.leader;
+    }
+    // After the ninth trick nobody acts until the deal is scored.
+    v.to_act = v.tricks.length < 9 ? v.leader : null;
+  }
+
+  /** R12/R13: the deal's result joins the match history. */
+  _on_deal_scored(v, e) {
+    v.points = [...e.totals];
+    const deal = { dealer: e.dealer, winner: e.winner ?? null, points: [...e.points],
+      mordienne: e.mordienne, trick_counts: [...e.trick_counts] };
+    v.deals.push(deal);
+    v.to_act = null;
+    this.lastDeal = { ...deal, deal_number: e.deal_number, totals: [...e.totals],
+      tricks: v.tricks.length === 9 ? clone(v.tricks) : null };
+  }
+
+  _on_match_over(v, e) {
+    v.phase = "match_over";
+    v.to_act = null;
+    v.points = [...e.points];
+    v.result = e.result;
+    this.matchOver = { points: [...e.points], result: e.result };
+  }
+
+  /** R16: a signal sent to us (by our partner, or noticed from an opponent under risky). */
+  _on_signal(v, e) {
+    v.signals.push({ from_seat: e.from_seat, signal: e.signal, n: e.n ?? null });
+  }
+
+  /** Protocol 1.2: what we signalled, never who noticed it (R16). */
+  _on_signal_sent(v, e) {
+    v.signals_sent.push({ signal: e.signal, n: e.n ?? null });
+  }
+
+  _on_turn(v, e) {
+    v.to_act = e.seat;
+    if (e.phase) v.phase = e.phase;
+    this.turnAt = typeof performance !== "undefined" ? performance.now() : 0;
+  }
+}

@@ -1,0 +1,78 @@
+// The browser's table model, event by event (the replay in test_js.py checks it against
+// the server's snapshots at quiet moments; these check what happens in between).
+// Run: node --test tests/web/js/
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { TableModel } from "../../../server/web/static/js/model.mjs";
+
+function playing(seat = 0) {
+  const m = new TableModel("t1");
+  m.apply({ type: "table_changed", table: { table: "t1", status: "playing",
+    options: { chanter: false }, seats: [{ kind: "human", connected: true }, {}, {}, {}] } });
+  m.seat = seat;
+  m.apply({ type: "deal_started", deal_number: 1, dealer: 3 });
+  m.apply({ type: "hand_dealt", seat, cards: ["4o", "3o", "Rb", "1e", "5c", "6e", "7b", "8c", "9e"] });
+  return m;
+}
+
+test("the hand is sorted by strength (R3) and the first trick is led left of the dealer", () => {
+  const m = playing();
+  assert.deepEqual(m.view.hand.slice(0, 3), ["3o", "1e", "Rb"]);
+  assert.equal(m.view.to_act, 0);
+  assert.ok(m.myTurn);
+});
+
+test("after the fourth card nobody is to act until trick_done names the leader (R11)", () => {
+  const m = playing(1);
+  for (const [seat, card] of [[0, "2o"], [1, "3o"], [2, "4b"], [3, "5b"]]) {
+    m.apply({ type: "card_played", seat, card });
+  }
+  assert.equal(m.view.to_act, null);
+  assert.ok(!m.myTurn); // seat 1 is left of seat 0, but no turn is guessed
+  m.apply({ type: "trick_done", number: 1, leader: 0, cards: ["2o", "3o", "4b", "5b"], winner: 1 });
+  assert.equal(m.view.to_act, 1);
+  assert.deepEqual(m.view.trick_counts, [0, 1, 0, 0]);
+  assert.ok(!m.view.hand.includes("3o"));
+});
+
+test("a spoiled trick leaves the same leader (R11) and counts for nobody", () => {
+  const m = playing();
+  m.apply({ type: "trick_done", number: 1, leader: 2, cards: ["1o", "1c", "4b", "5b"], winner: null });
+  assert.equal(m.view.leader, 2);
+  assert.equal(m.view.to_act, 2);
+  assert.deepEqual(m.view.trick_counts, [0, 0, 0, 0]);
+});
+
+test("partner draw moves our seat (R7); signals in and out are kept (R15, R16)", () => {
+  const m = new TableModel("t1");
+  m.seat = 0;
+  m.apply({ type: "partner_draw", cards: [[0, "5o"], [1, "3c"]], seating: [2, 0, 1, 3], dealer: 2 });
+  assert.equal(m.seat, 2);
+  assert.equal(m.view.dealer, 2);
+  m.apply({ type: "signal", from_seat: 0, signal: "aces", n: 2 });
+  m.apply({ type: "signal_sent", signal: "madame", n: null });
+  assert.deepEqual(m.view.signals, [{ from_seat: 0, signal: "aces", n: 2 }]);
+  assert.deepEqual(m.view.signals_sent, [{ signal: "madame", n: null }]);
+});
+
+test("our discard without the six cards known (another page, a reload) marks the model stale", () => {
+  const m = new TableModel("t1");
+  m.apply({ type: "table_changed", table: { table: "t1", status: "playing",
+    options: { chanter: true }, seats: [] } });
+  m.seat = 0;
+  m.apply({ type: "deal_started", deal_number: 1, dealer: 0 });
+  m.apply({ type: "chanter_result", accepted: true });
+  m.apply({ type: "chanter_discarded", seat: 1 });
+  assert.ok(!m.stale);
+  m.apply({ type: "chanter_discarded", seat: 0 });
+  assert.ok(m.stale);
+});
+
+test("presence events update the seat's connection flag", () => {
+  const m = playing();
+  m.apply({ type: "player_disconnected", seat: 0 });
+  assert.equal(m.seatInfo(0).connected, false);
+  m.apply({ type: "player_connected", seat: 0 });
+  assert.equal(m.seatInfo(0).connected, true);
+});
