@@ -22,6 +22,7 @@ from server.game.record import RecordError, export_record, verify_record
 from server.game.record_cli import main
 
 from .builders import build_deal, build_record
+from .snippet import check_fair
 
 hexes = st.text("0123456789abcdef", min_size=1, max_size=64)
 contribution_lists = st.lists(st.none() | hexes, min_size=4, max_size=4)
@@ -228,3 +229,34 @@ def test_cli_verify_says_proven_or_unproven_and_rejects_a_forgery_in_one_line(
     assert json.loads(capsys.readouterr().out)["fair"] == "proven"
     assert main(["show", str(good)]) == 0
     assert "Deals proven fair" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the documented snippet
+
+
+@settings(max_examples=15)
+@given(secret=secrets_, salt=salts, contributions=contribution_lists,
+       play_seed=st.integers(0, 2**16), deals=st.integers(1, 4))
+def test_r8a_the_ten_lines_of_the_rule_book_accept_a_fair_record(
+        secret: str, salt: str, contributions: list[str | None], play_seed: int,
+        deals: int) -> None:
+    check = check_fair()
+    record = fair_record(secret, salt, contributions, play_seed=play_seed, deals=deals)
+    check(record, fair.commitment(secret, salt))
+
+
+def test_r8a_the_ten_lines_of_the_rule_book_reject_what_verify_rejects() -> None:
+    check = check_fair()
+    record = fair_record("d" * 64, "e" * 32, ["01", "02", None, "03"], deals=2)
+    committed = record["fair"]["commitment"]
+    with pytest.raises(AssertionError, match="commitment"):
+        check(record, fair.commitment("f" * 64, "e" * 32))
+    forged = copy.deepcopy(record)
+    forged["fair"]["contributions"][2] = "04"
+    with pytest.raises(AssertionError, match="deal 1, seat"):
+        check(forged, committed)
+    swapped = copy.deepcopy(record)
+    deal = swapped["deals"][1]
+    deal["hands"][0][0], deal["hands"][2][0] = deal["hands"][2][0], deal["hands"][0][0]
+    with pytest.raises(AssertionError, match="deal 2, seat 0"):
+        check(swapped, committed)
