@@ -190,3 +190,44 @@ def test_a_strangers_counters_and_mutes_do_not_grow_the_table_forever():
     assert state.priv["ana"] == 7                      # a seated player is never dropped
     assert len(state.mutes) == KEPT_FOR_ABSENT
     assert sender_id(state, "sam") != sender_id(state, "ana")
+
+
+async def test_spectators_chat_changes_nothing_a_seat_receives(connect):
+    """The hidden-counts audit (test_hidden_counts.py) for chat: spectators talk through
+    the second deal only, and every seat's two deals look the same, event for event and
+    number for number; the spectators got exactly the chat on top."""
+    from .test_hidden_counts import outline, per_deal
+
+    clients = [await connect(f"P{i}") for i in range(4)]
+    sam, tom = await connect("Sam"), await connect("Tom")
+    table = await four_humans(clients, start=False, deals=2, signals="off")
+    for s in (sam, tom):
+        await s.call("spectate", table=table)
+    await clients[0].call("start", table=table)
+
+    async def talk_in_deal_two() -> None:
+        await sam.wait_event(lambda e: e["type"] == "deal_started" and e["deal_number"] == 2,
+                             timeout=60)
+        for text in ("Bo has Monsieur", "P3 is bluffing", "play the 2o"):
+            await sam.call("chat", table=table, text=text)
+
+    await asyncio.gather(*(autoplay(c, table, i) for i, c in enumerate(clients)),
+                         talk_in_deal_two())
+    await tom.wait_event(lambda e: e["type"] == "match_over")
+    await tom.wait_until(lambda: len(chats(tom, table)) == 3)
+    ends = ("table_changed", "match_over")
+    for seat in clients:
+        deals = per_deal(seat, table)
+        one = [x for x in outline(deals[1]) if x[0] not in ends]
+        two = [x for x in outline(deals[2]) if x[0] not in ends]
+        assert [t for t, _ in one] == [t for t, _ in two]
+        assert all(step == 1 for _, step in one + two)
+        assert not chats(seat, table)
+        assert not any(b"Monsieur" in f or b"bluffing" in f for f in seat.frames)
+    for s in (sam, tom):
+        two = [t for t, _ in outline(per_deal(s, table)[2])]
+        one = [t for t, _ in outline(per_deal(s, table)[1])]
+        assert [t for t in two if t != "chat"] != [] and two.count("chat") == 3
+        assert [t for t in two if t not in ("chat", *ends)] == \
+            [t for t in one if t not in ends]
+        assert gap_free(s, table)
