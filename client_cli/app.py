@@ -12,6 +12,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
+import secrets
 import shlex
 import signal
 from collections.abc import Coroutine, Sequence
@@ -34,6 +36,7 @@ from .commands import (
     parse_seat,
     parse_signal,
     resolve_card,
+    resolve_sender,
 )
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel
@@ -44,6 +47,14 @@ log = logging.getLogger(__name__)
 
 #: Bare words the chanter vote prompt takes (R9), as `chanter yes` / `chanter no` do.
 CHANTER_WORDS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
+
+#: `say TEXT`, `chat TEXT` or `'TEXT`: the rest of the line as typed is the message.
+CHAT_LINE = re.compile(r"\s*(?:(?:say|chat)\s+|')(?P<text>.*\S.*)", re.I | re.S)
+
+
+def new_contribution() -> str:
+    """R8a: this client's contribution to a match's seed, 16 random bytes in hex."""
+    return secrets.token_hex(16)
 
 
 class App:
@@ -65,6 +76,9 @@ class App:
         self._ctrl_c_armed = False            # a first Ctrl-C during a live match
         self._leaving = False                 # a confirmed Ctrl-C outside the prompt
         self._busy: asyncio.Task[bool] | None = None
+        #: Tables we sat down at before seeing their commitment: we contribute once the
+        #: table's head shows it (R8a).
+        self._owe_contribution: set[str] = set()
 
     # ------------------------------------------------------------------ output
 
@@ -107,6 +121,8 @@ class App:
         if self.current is None and model.status in render.LIVE:
             self.current = model.table
         kind = event.get("type")
+        if kind == "table_changed" and model.table in self._owe_contribution:
+            self._contribute_now(model)
         prefix = self._prefix(model)
         for line in render.event_lines(model, event, before):
             if prefix is not None and isinstance(line, Text):
@@ -117,7 +133,9 @@ class App:
         if kind == "snapshot" or (kind == "turn" and model.my_turn):
             self.screen(model)
         elif kind == "match_over":
-            self.show(render.note("Type `record FILE` to save the match record (R17), "
+            again = "Type `r` to play again at this table (a rematch), " \
+                if model.seat is not None else "Type "
+            self.show(render.note(f"{again}`record FILE` to save the match record (R17), "
                                   "`tables` to go back to the lobby."))
 
     def _on_status(self, kind: str, text: str) -> None:
@@ -324,13 +342,17 @@ class App:
             tokens = shlex.split(line)
         except ValueError:
             tokens = line.split()
-        if not tokens:
+        said = CHAT_LINE.fullmatch(line)
+        if not tokens and said is None:
             return True
-        word, args = tokens[0].lower(), tokens[1:]
+        word, args = (tokens[0].lower(), tokens[1:]) if tokens else ("", [])
         if word in ("quit", "exit", "q"):
             return False
         self._ctrl_c_armed = False            # a Ctrl-C then a command: ask again next time
         try:
+            if said is not None:
+                await self._chat(said.group("text").strip())
+                return True
             await self._command(word, args, tokens[0])
         except InputError as exc:
             self.show(render.problem(str(exc)))
@@ -383,7 +405,15 @@ class App:
                 raise InputError("Type `unbot SEAT`.")
             await self.conn.call(protocol.RemoveBot, table=table, seat=parse_seat(args[0]))
         elif word == "start":
-            await self.conn.call(protocol.Start, table=self._need_table())
+            table = self._need_table()
+            await self.conn.call(protocol.Start, table=table,
+                                 contribution=self._contribution(table))
+        elif word in ("rematch", "r", "again"):
+            await self._rematch()
+        elif word in ("chat", "say") and not args:
+            self.show(render.chat_history(self._need_model()))
+        elif word in ("mute", "unmute"):
+            await self._mute(args, word == "mute")
         elif word in ("table", "show", "s"):
             if args:
                 self.current = await self._resolve_table(args[0], remote=False)
@@ -513,6 +543,9 @@ class App:
         table = str(result["table"])
         self.current = table
         model = self.conn.model(table)
+        if options.get("auto_start"):     # no `start` will carry our contribution (R8a)
+            self._owe_contribution.add(table)
+            self._contribute_now(model)
         out = Text("Created table ", style="green")
         out.append_text(render.safe(table, 64))
         out.append(f"; you sit at seat {model.seat}.")
@@ -567,11 +600,17 @@ class App:
         if not await self._leave_live_match_ok("join", table):
             return
         self.current = table
+        seen = (self.known_info.get(table) or {}).get("next_commitment")
+        contribution = self._contribution(table, seen) if seen else None
         try:
-            await self.conn.call(protocol.Join, table=table, seat=seat, code=code)
+            await self.conn.call(protocol.Join, table=table, seat=seat, code=code,
+                                 contribution=contribution)
         except (ServerError, ConnectionFailed, TimeoutError) as exc:
             self._failed_move(previous, table, exc)
             return
+        if contribution is None:          # not listed (private): once its head is in
+            self._owe_contribution.add(table)
+            self._contribute_now(self.conn.model(table))
         model = self.conn.model(table)
         out = Text("You sit at seat ", style="green").append(str(model.seat))
         out.append(" of table ").append_text(render.safe(table, 64)).append(".")
@@ -620,6 +659,63 @@ class App:
             raise InputError("There is no empty seat.")
         for seat in empty:
             await self.conn.call(protocol.AddBot, table=table, seat=seat, level=level)
+
+    # ------------------------------------------------------------------ issue 15
+
+    def _contribution(self, table: str, seen: str | None = None) -> str:
+        """A fresh contribution (R8a), remembered with the commitment we saw, so that the
+        match's start can be checked against both."""
+        contribution = new_contribution()
+        self.conn.model(table).contributing(contribution, seen)
+        return contribution
+
+    def _contribute_now(self, model: TableModel) -> None:
+        """We sit at ``model``'s table and now see its commitment: send our contribution
+        (``join`` again, as the protocol allows), once."""
+        info = model.info or {}
+        if model.seat is None or not info.get("next_commitment") \
+                or info.get("status") not in ("waiting", "finished"):
+            return
+        self._owe_contribution.discard(model.table)
+        contribution = self._contribution(model.table)
+
+        async def go() -> None:
+            with contextlib.suppress(ServerError, ConnectionFailed, TimeoutError):
+                await self.conn.call(protocol.Join, table=model.table,
+                                     contribution=contribution)
+
+        task = asyncio.get_running_loop().create_task(go())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _chat(self, text: str) -> None:
+        """`say TEXT`: to everyone at the table if we sit there, to the spectators if we
+        watch (the server decides; the line comes back as a `chat` event)."""
+        table = self._need_table()
+        if len(protocol.clean_text(text)) > protocol.MAX_CHAT_LEN:
+            raise InputError(f"A chat message holds at most {protocol.MAX_CHAT_LEN} "
+                             "characters.")
+        await self.conn.call(protocol.Chat, table=table, text=text)
+
+    async def _mute(self, args: list[str], muted: bool) -> None:
+        model = self._need_model()
+        if not args:
+            raise InputError(f"Type `{'mute' if muted else 'unmute'} NAME` (or a seat "
+                             "number): someone who has spoken at this table.")
+        sender = resolve_sender(" ".join(args), model.speakers)
+        await self.conn.call(protocol.Mute, table=model.table, sender=sender, muted=muted)
+        name = protocol.clean_text(model.speakers[sender][0])[:32]
+        self.show(render.note(f"You will no longer see {name}'s chat at this table "
+                              f"(`unmute {name}` to undo)." if muted
+                              else f"You will see {name}'s chat again."))
+
+    async def _rematch(self) -> None:
+        """One keystroke (`r`) after a match: ask for another one, or accept it."""
+        model = self._need_model()
+        if model.seat is None:
+            raise InputError("Only the players seated at the table can ask for a rematch.")
+        await self.conn.call(protocol.Rematch, table=model.table,
+                             contribution=self._contribution(model.table))
 
     async def _record(self, args: list[str]) -> None:
         table = self._need_table()

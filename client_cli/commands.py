@@ -156,6 +156,29 @@ def parse_signal(tokens: list[str]) -> tuple[str, int | None]:
     return name, None
 
 
+def resolve_sender(token: str, speakers: dict[str, tuple[str, int | None]]) -> str:
+    """Whom to mute: a name (any case) or seat number of someone who has spoken at this
+    table, or the sender id of their messages."""
+    token = token.strip()
+    if token in speakers:
+        return token
+    if token in ("0", "1", "2", "3"):
+        at_seat = [s for s, (_, seat) in speakers.items() if seat == int(token)]
+        if not at_seat:
+            raise InputError(f"Nobody in seat {token} has spoken at this table yet.")
+        return at_seat[-1]
+    wanted = clean_text(token).casefold()
+    named = [s for s, (name, _) in speakers.items() if clean_text(name).casefold() == wanted]
+    shown = clean_text(token)[:20]
+    if len(named) > 1:
+        raise InputError(f"Two people called {shown} have spoken here: name the one you "
+                         "mean by seat number.")
+    if not named:
+        raise InputError(f"Nobody called {shown} has spoken at this table yet (you can mute "
+                         "someone once they have).")
+    return named[0]
+
+
 def parse_discard(tokens: list[str], hand: list[str]) -> list[str]:
     """Six distinct cards of the hand, by code or number (R9)."""
     if len(tokens) != 6:

@@ -11,6 +11,12 @@ snapshot's ``to_act``. Every event that ends a turn clears it until the next ``t
 the model never guesses a turn the server did not announce (a guessed turn is how the
 network bot once tried to play an empty hand).
 
+A table may play several matches (a rematch): ``deals_committed`` opens each one and
+starts a fresh view. Chat is kept apart from the view (``chat``, ``speakers``), and the
+model checks what R8a lets a player check (``fair_note``): that the commitment a match
+starts with is the one the table showed before we contributed, that our contribution is
+in it, and at the end that the revealed record proves the deals.
+
 Pure: no I/O, no asyncio, so it is tested by replaying engine matches through it.
 """
 
@@ -22,6 +28,7 @@ from typing import Any
 
 from protocol import EventError, options_from_dict, to_dict
 from server.game.cards import sort_by_strength
+from server.game.record import RecordError, verify_record
 from server.game.seats import left_of
 
 View = dict[str, Any]
@@ -37,6 +44,19 @@ class TableModel:
     info: dict[str, Any] | None = None   # the latest TableInfo (table_changed)
     view: View | None = None             # the engine-shaped view, once a match is running
     pending_discard: list[str] = field(default_factory=list)
+    match: int = 0                       # this table's match number (a rematch: the next)
+    commitment: str | None = None        # R8a: the current match's commitment
+    #: The latest chat messages (``chat`` events), and who said them: sender id ->
+    #: (name, seat or None for a spectator), which is what ``mute`` needs.
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    speakers: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    #: R8a: what the latest check found, (all well, in words), and which event made it.
+    fair_note: tuple[bool, str] | None = None
+    fair_note_of: str | None = None
+    #: R8a: our last contribution and the commitment the table showed when we sent it.
+    sent: tuple[str | None, str] | None = None
+
+    CHAT_KEPT = 200
 
     # ------------------------------------------------------------------ queries
 
@@ -64,11 +84,75 @@ class TableModel:
             return str(name) if name else None
         return None
 
+    # ------------------------------------------------------------------ R8a
+
+    def contributing(self, contribution: str, seen: str | None = None) -> None:
+        """We are sending ``contribution`` now, having seen ``seen`` (default: the table's
+        ``next_commitment`` as we know it): remembered to check the match's start."""
+        if seen is None and self.info:
+            seen = self.info.get("next_commitment")
+        self.sent = (seen, contribution)
+
+    def _on_deals_committed(self, e: dict[str, Any]) -> None:
+        """A match starts (the first, or a rematch): a fresh view, and R8a's checks."""
+        self.match = int(e["match"])
+        self.commitment = str(e["commitment"])
+        self.view = None
+        self.pending_discard = []
+        words = (f"Match {self.match} at this table: the deals are committed (R8a) to "
+                 f"{self.commitment[:16]}…")
+        problems = []
+        if self.sent is not None and self.seat is not None:
+            seen, mine = self.sent
+            if seen is not None and seen != self.commitment:
+                problems.append("this commitment is not the one the table showed before you "
+                                "contributed (the server could have chosen its secret after "
+                                "seeing your contribution)")
+            contributions = e.get("contributions") or []
+            if self.seat >= len(contributions) or contributions[self.seat] != mine:
+                problems.append("your contribution is not in it")
+        if problems:
+            self.fair_note = (False, f"{words}, but {' and '.join(problems)}.")
+        else:
+            self.fair_note = (True, words + ("; your contribution is in."
+                                             if self.sent is not None and self.seat is not None
+                                             else "."))
+        self.fair_note_of = "deals_committed"
+        self.sent = None
+
+    def _check_record(self, e: dict[str, Any]) -> None:
+        """R8a at the end: the revealed record proves the deals, against the commitment
+        this match started with."""
+        record = e.get("record")
+        if not isinstance(record, dict) or record.get("fair") is None:
+            return
+        try:
+            verify_record(record, self.commitment)
+        except RecordError as exc:
+            self.fair_note = (False, f"The record does not prove fair deals (R8a): {exc}")
+        else:
+            self.fair_note = (True, "Fair deals (R8a): every deal followed from the seed "
+                                    "committed before the first card"
+                              + (f" ({self.commitment[:16]}…)." if self.commitment else "."))
+        self.fair_note_of = "match_over"
+
+    def _on_chat(self, e: dict[str, Any]) -> None:
+        self.chat = [*self.chat, dict(e)][-self.CHAT_KEPT:]
+        seat = e.get("from_seat")
+        self.speakers[str(e["sender"])] = (str(e["name"]), seat if isinstance(seat, int)
+                                           else None)
+
     # ------------------------------------------------------------------ applying
 
     def apply(self, event: dict[str, Any]) -> None:
         """Apply one event payload (an engine-shaped dict) to the view, as the engine does."""
         kind = event.get("type")
+        if kind == "deals_committed":
+            self._on_deals_committed(event)
+            return
+        if kind == "chat":
+            self._on_chat(event)
+            return
         if kind == "snapshot":
             view = copy.deepcopy(event["view"])
             view.setdefault("discarded", [])
@@ -198,6 +282,7 @@ class TableModel:
         v["to_act"] = None
         v["points"] = list(e["points"])
         v["result"] = e["result"]
+        self._check_record(e)
 
     def _on_signal(self, v: View, e: dict[str, Any]) -> None:
         v["signals"].append({"from_seat": e["from_seat"], "signal": e["signal"], "n": e.get("n")})

@@ -645,6 +645,15 @@ def event_lines(model: TableModel, event: dict[str, Any],
         out.append(deal_result(model, event))
     elif kind == "match_over":
         out.append(match_result(model, event))
+        if model.fair_note is not None and model.fair_note_of == "match_over":
+            out.append(fair_text(model.fair_note))
+    elif kind == "deals_committed":
+        if model.fair_note is not None and model.fair_note_of == "deals_committed":
+            out.append(fair_text(model.fair_note))
+    elif kind == "rematch_accepted":
+        out.append(rematch_text(model, event["seat"]))
+    elif kind == "chat":
+        out.append(chat_line(model, event))
     elif kind == "signal":
         t = Text("Signal (R15) from ", style="magenta")
         t.append_text(signal_text(model, event))
@@ -652,6 +661,67 @@ def event_lines(model: TableModel, event: dict[str, Any],
             t.append(" (you noticed a signal meant for their partner, R16)", style="dim")
         out.append(t)
     return out
+
+
+def fair_text(note: tuple[bool, str]) -> Text:
+    """R8a's check, as the client found it: quiet when all is well, loud when not."""
+    ok, words = note
+    if ok:
+        return Text(words, style="dim green")
+    return Text("⚠ " + words, style="bold red")
+
+
+def rematch_text(model: TableModel, seat: int) -> Text:
+    """Who asked for a rematch, and whom it waits for (bots always agree)."""
+    info = model.info or {}
+    agreed = {s for s in info.get("rematch") or [] if isinstance(s, int)} | {seat}
+    seats = info.get("seats") or []
+    waiting = [s for s, si in enumerate(seats) if isinstance(si, dict)
+               and si.get("kind") == "human" and s not in agreed]
+    names = [_short(model, s) for s in waiting if s != model.seat]
+    if seat == model.seat:
+        t = Text("You asked for a rematch")
+    elif model.seat is not None and model.seat not in agreed:
+        return who(model, seat).append(" wants a rematch: type `r` (or `rematch`) to play "
+                                       "again.", style="bold")
+    else:
+        t = _short(model, seat).append(" wants a rematch too")
+    if names:
+        t.append("; waiting for ").append_text(Text(", ").join(names[:-1]))
+        if len(names) > 1:
+            t.append(" and ")
+        t.append_text(names[-1]).append(".")
+    else:
+        t.append(".")
+    return t
+
+
+def chat_line(model: TableModel, event: dict[str, Any]) -> Text:
+    """A chat message, set apart from the game's lines by its mark and colour; its text
+    and name are network text, cleaned (``safe``)."""
+    t = Text("[chat] ", style="bold magenta")
+    seat = event.get("from_seat")
+    if isinstance(seat, int) and seat == model.seat:
+        t.append("you", style="bold")
+    else:
+        t.append_text(safe(event.get("name") or "?", 32))
+        if seat is None:
+            t.append(" (watching)", style="dim")
+    t.append(": ")
+    t.append_text(safe(event.get("text") or "", protocol.MAX_CHAT_LEN))
+    t.stylize("magenta", 7)
+    return t
+
+
+def chat_history(model: TableModel, last: int = 20) -> RenderableType:
+    """`chat` alone: the table's latest messages, apart from the game."""
+    if not model.chat:
+        return note("No chat at this table yet. `say TEXT` (or `'TEXT`) says something: "
+                    "seated players' words reach everyone, spectators' only the "
+                    "spectators.")
+    return Group(Text(f"Chat at table {protocol.clean_text(model.table)} "
+                      f"(the last {min(last, len(model.chat))}):", style="bold"),
+                 *(chat_line(model, e) for e in model.chat[-last:]))
 
 
 def _partner_draw(model: TableModel, event: dict[str, Any]) -> Text:
@@ -854,6 +924,11 @@ Lobby
   table [TABLE]              show a table, or switch to another one you are at
   leave                      leave the current table (a bot plays your seat)
   record [FILE]              save the match record (R17) once the match is over
+  r | rematch                after a match: ask for (or accept) another one, same seats
+Chat
+  say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
+  chat                       the table's latest messages
+  mute NAME | unmute NAME    hide (or show again) someone's messages (a name or seat)
 Game
   3o   or   1..9             play a card by its code (R2) or its number in hand
   yes | no                   at the chanter prompt: vote on chanter (R9)

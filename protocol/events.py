@@ -16,11 +16,17 @@ from msgspec import Meta
 from .cards import Card
 from .fields import (
     AcesCount,
+    ChatText,
+    Contribution,
+    Digest,
+    MatchNumber,
     MatchResult,
+    Name,
     Phase,
     Seat,
     SeatCard,
     SeatCounts,
+    SenderId,
     SignalId,
     TeamPoints,
     TrickCards,
@@ -180,6 +186,33 @@ class Turn(EventBase, tag="turn"):
     phase: Phase | None = None
 
 
+class DealsCommitted(EventBase, tag="deals_committed"):
+    """R8a: match ``match`` of this table starts; its deals come from the seed derived from
+    the secret and salt behind ``commitment`` (the table's ``next_commitment`` until now)
+    and these contributions, one per seat (nil: none), in seat order before any partner
+    draw (R7). Sent to everyone before any card; added in 1.3."""
+
+    match: MatchNumber
+    commitment: Digest
+    contributions: Annotated[list[Contribution | None], Meta(min_length=4, max_length=4)]
+
+
+class RematchAccepted(EventBase, tag="rematch_accepted"):
+    """The player in ``seat`` wants another match at this table (added in 1.3)."""
+
+    seat: Seat
+
+
+class ChatMessage(EventBase, tag="chat"):
+    """A chat message (added in 1.3): ``from_seat`` nil is a spectator's, which only
+    spectators receive. ``sender`` names the speaker for ``mute``."""
+
+    from_seat: Seat | None
+    name: Name
+    text: ChatText
+    sender: SenderId
+
+
 class UnknownEvent(msgspec.Struct, kw_only=True):
     """An event type this client does not know (a newer minor version); never encoded.
 
@@ -210,6 +243,9 @@ EventPayload = (
     | SignalReceived
     | SignalSent
     | Turn
+    | DealsCommitted
+    | RematchAccepted
+    | ChatMessage
 )
 
 EVENT_TYPES: dict[str, type[EventBase]] = {
@@ -223,8 +259,10 @@ __all__ = [
     "ChanterDiscarded",
     "ChanterResult",
     "ChanterVoted",
+    "ChatMessage",
     "DealScored",
     "DealStarted",
+    "DealsCommitted",
     "EventBase",
     "EventPayload",
     "HandDealt",
@@ -232,6 +270,7 @@ __all__ = [
     "PartnerDraw",
     "PlayerConnected",
     "PlayerDisconnected",
+    "RematchAccepted",
     "SignalReceived",
     "SignalSent",
     "Snapshot",

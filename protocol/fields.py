@@ -42,6 +42,20 @@ TrickCards = Annotated[list[Card], Meta(min_length=4, max_length=4)]
 #: ``[seat, card]`` pairs (current trick, partner draw).
 SeatCard = tuple[Seat, Card]
 
+#: Lowercase hex digits, nothing else (``\Z``: a trailing newline is not allowed either).
+HEX_PATTERN = "^[0-9a-f]+\\Z"
+#: R8a: a player's contribution to the next match's seed.
+Contribution = Annotated[str, Meta(min_length=1, max_length=limits.MAX_CONTRIBUTION_LEN,
+                                   pattern=HEX_PATTERN)]
+#: R8a: a SHA-256 digest (a commitment) as 64 lowercase hex digits.
+Digest = Annotated[str, Meta(min_length=64, max_length=64, pattern=HEX_PATTERN)]
+#: Who sent a chat message: an opaque id, stable for one player at one table.
+SenderId = Annotated[str, Meta(min_length=16, max_length=16, pattern=HEX_PATTERN)]
+#: A chat message as the server sends it (cleaned).
+ChatText = Annotated[str, Meta(min_length=1, max_length=limits.MAX_CHAT_LEN)]
+#: The number of a match at its table: 1 for the first, 2 for its first rematch...
+MatchNumber = Annotated[int, Meta(ge=1)]
+
 #: R15: ``aces`` carries how many (1..4).
 AcesCount = Annotated[int, Meta(ge=1, le=4)]
 
@@ -59,12 +73,17 @@ def check_signal_n(signal: str, n: int | None) -> None:
 
 
 __all__ = [
+    "HEX_PATTERN",
     "AcesCount",
     "BotLevel",
     "Card",
+    "ChatText",
     "CommandId",
+    "Contribution",
     "Count",
+    "Digest",
     "JoinCode",
+    "MatchNumber",
     "MatchResult",
     "Name",
     "Phase",
@@ -72,6 +91,7 @@ __all__ = [
     "SeatCard",
     "SeatCounts",
     "SeatKind",
+    "SenderId",
     "Seq",
     "SignalId",
     "SignalsMode",

@@ -34,6 +34,19 @@ BAD_FRAME_WINDOW_S = 60
 #: Human-readable ``message`` of an error.
 MAX_MESSAGE_LEN = 512
 
+#: Chat messages (``chat``), in code points after :func:`protocol.clean_text`; what is
+#: sent may be longer before cleaning, up to ``MAX_CHAT_RAW_LEN``.
+MAX_CHAT_LEN = 200
+MAX_CHAT_RAW_LEN = 1000
+#: Chat has its own token bucket per player at each table, apart from the command rate
+#: (which still counts every frame): sustained messages per second, and burst.
+CHAT_PER_SECOND = 0.5
+CHAT_BURST = 5
+#: Senders one player may keep muted at one table.
+MAX_MUTES = 64
+#: A player's contribution to a match's seed (R8a): 1 to 64 lowercase hex digits.
+MAX_CONTRIBUTION_LEN = 64
+
 #: Command ids are ints in 0..2**53 so that JavaScript clients can use plain numbers.
 MAX_COMMAND_ID = 2**53
 

@@ -20,9 +20,12 @@ from .fields import (
     AcesCount,
     BotLevel,
     CommandId,
+    Contribution,
     JoinCode,
+    MatchNumber,
     Name,
     Seat,
+    SenderId,
     Seq,
     SignalId,
     TableId,
@@ -103,11 +106,16 @@ class CreateTable(Command, tag="create_table", kw_only=True):
 
 
 class Join(Command, tag="join", kw_only=True):
-    """Take a seat (``seat`` None: any free seat); ``code`` is needed for private tables."""
+    """Take a seat (``seat`` None: any free seat); ``code`` is needed for private tables.
+
+    ``contribution`` (R8a, added in 1.3) goes into the seed of the table's next match; a
+    player already seated may send ``join`` again to give (or change) it.
+    """
 
     table: TableId
     seat: Seat | None = None
     code: JoinCode | None = None
+    contribution: Contribution | None = None
 
 
 class Leave(Command, tag="leave", kw_only=True):
@@ -140,9 +148,45 @@ class Spectate(Command, tag="spectate", kw_only=True):
 
 class Start(Command, tag="start", kw_only=True):
     """Creator only: start the match; empty seats are filled with bots of the table's
-    ``bot_level``."""
+    ``bot_level``. ``contribution`` (R8a, added in 1.3): the starter's, for this match."""
 
     table: TableId
+    contribution: Contribution | None = None
+
+
+class Rematch(Command, tag="rematch", kw_only=True):
+    """A seated player asks for (or accepts) another match at this finished table, with the
+    same seats and options (added in 1.3); ``contribution`` goes into its seed (R8a)."""
+
+    table: TableId
+    contribution: Contribution | None = None
+
+
+class Chat(Command, tag="chat", kw_only=True):
+    """Say something to the table (added in 1.3). A seated player's message goes to
+    everyone at the table, a spectator's to the spectators only. ``text`` arrives cleaned
+    (:func:`protocol.clean_text`) and holds 1 to ``MAX_CHAT_LEN`` code points."""
+
+    table: TableId
+    text: Annotated[str, Meta(min_length=1, max_length=limits.MAX_CHAT_RAW_LEN)]
+
+    def __post_init__(self) -> None:
+        cleaned = clean_text(self.text)
+        if not cleaned:
+            raise ValueError("text is empty after removing control characters - at `$.text`")
+        if len(cleaned) > limits.MAX_CHAT_LEN:
+            raise ValueError(f"text is longer than {limits.MAX_CHAT_LEN} characters after "
+                             "cleaning - at `$.text`")
+        self.text = cleaned
+
+
+class Mute(Command, tag="mute", kw_only=True):
+    """Stop (``muted`` true) or start again (false) receiving the chat of ``sender`` at
+    this table (the ``sender`` of its ``chat`` events); added in 1.3."""
+
+    table: TableId
+    sender: SenderId
+    muted: bool = True
 
 
 class Play(Command, tag="play", kw_only=True):
@@ -178,9 +222,12 @@ class Signal(Command, tag="signal", kw_only=True):
 
 
 class GetRecord(Command, tag="get_record", kw_only=True):
-    """Ask for the R17 record of the table's match: ``ok`` result ``{"record": {...}}``."""
+    """Ask for the R17 record of a finished match of the table: ``ok`` result
+    ``{"table", "record", "match"}``; ``match`` (added in 1.3) picks one by number, nil
+    asks for the latest finished one."""
 
     table: TableId
+    match: MatchNumber | None = None
 
 
 ClientCommand = (
@@ -200,6 +247,9 @@ ClientCommand = (
     | Discard
     | Signal
     | GetRecord
+    | Rematch
+    | Chat
+    | Mute
 )
 
 # --------------------------------------------------------------------------- server

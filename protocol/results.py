@@ -14,7 +14,7 @@ import msgspec
 from msgspec import Meta
 
 from . import limits
-from .fields import Count, JoinCode, Seat, Seq, TableId, TableStatus
+from .fields import Count, JoinCode, MatchNumber, Seat, Seq, TableId, TableStatus
 from .views import TableInfo
 
 
@@ -23,7 +23,8 @@ class Result(msgspec.Struct, kw_only=True):
 
 
 class TableResult(Result):
-    """``start``, ``play``, ``chanter_vote``, ``discard``, ``signal``: the table acted on."""
+    """``start``, ``play``, ``chanter_vote``, ``discard``, ``signal``, ``rematch``, ``chat``,
+    ``mute``: the table acted on."""
 
     table: TableId
 
@@ -87,10 +88,12 @@ class TablesPage(Result):
 
 
 class RecordResult(Result):
-    """``get_record``: the R17 match record of a finished match."""
+    """``get_record``: the R17 match record of a finished match, and its number at the
+    table (added in 1.3; nil for a record stored before)."""
 
     table: TableId
     record: dict[str, Any]
+    match: MatchNumber | None = None
 
 
 #: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
@@ -110,6 +113,9 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "resume": ResumeResult,
     "list_tables": TablesPage,
     "get_record": RecordResult,
+    "rematch": TableResult,
+    "chat": TableResult,
+    "mute": TableResult,
 }
 
 

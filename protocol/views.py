@@ -18,6 +18,7 @@ from .fields import (
     AcesCount,
     BotLevel,
     Count,
+    Digest,
     MatchResult,
     Name,
     Phase,
@@ -79,6 +80,13 @@ class TableInfo(msgspec.Struct, kw_only=True):
     status: TableStatus = "waiting"
     spectators: Count = 0
     creator: Seat | None = None
+    #: Matches started at this table so far (added in 1.3).
+    match: Count = 0
+    #: R8a: the commitment to the seed of the table's next match (added in 1.3). Send a
+    #: contribution only once you have seen it.
+    next_commitment: Digest | None = None
+    #: Seats that asked for another match, once the match is over (added in 1.3).
+    rematch: Annotated[list[Seat], Meta(max_length=4)] = msgspec.field(default_factory=list)
 
 
 class TrickInfo(msgspec.Struct, kw_only=True):

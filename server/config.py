@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from protocol import RATE_BURST, RATE_PER_SECOND
+from protocol import CHAT_BURST, CHAT_PER_SECOND, RATE_BURST, RATE_PER_SECOND
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +80,9 @@ class Settings:
     #: Per-connection command rate (token bucket): sustained per second, and burst.
     rate_per_second: float = float(RATE_PER_SECOND)
     rate_burst: int = RATE_BURST
+    #: Chat messages per player at a table (its own token bucket): sustained, and burst.
+    chat_per_second: float = CHAT_PER_SECOND
+    chat_burst: int = CHAT_BURST
 
 
 ENV = {
@@ -116,6 +119,8 @@ ENV = {
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
     "rate_per_second": "ALUETTE_RATE_PER_SECOND",
     "rate_burst": "ALUETTE_RATE_BURST",
+    "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
+    "chat_burst": "ALUETTE_CHAT_BURST",
 }
 
 HELP = {
@@ -153,6 +158,8 @@ HELP = {
     "sweep_interval_s": "seconds between clean-up sweeps",
     "rate_per_second": "commands per second a connection may send, sustained",
     "rate_burst": "commands a connection may send in a burst",
+    "chat_per_second": "chat messages per second a player may send at a table, sustained",
+    "chat_burst": "chat messages a player may send at a table in a burst",
 }
 
 

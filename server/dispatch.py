@@ -107,7 +107,8 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             if created is not None and client in created.viewers:
                 client.tables.add(created.id)
         elif isinstance(cmd, protocol.GetRecord):
-            client.send(session.ok(cmd.id, await lobby.record(client.player, cmd.table)))
+            client.send(session.ok(cmd.id, await lobby.record(client.player, cmd.table,
+                                                              cmd.match)))
         else:
             table_id = getattr(cmd, "table", None)
             if not isinstance(table_id, str):

@@ -209,9 +209,11 @@ class Lobby:
 
     # ------------------------------------------------------------------ records
 
-    async def record(self, player: str, table_id: str) -> RecordResult:
-        """The R17 record of a finished match. A private table's record is only for those
-        who sat at it (anyone else is told there is no such table)."""
+    async def record(self, player: str, table_id: str, match: int | None = None
+                     ) -> RecordResult:
+        """The R17 record of a finished match: the table's latest, or its match number
+        ``match`` (each rematch is a match of its own). A private table's record is only
+        for those who sat at it (anyone else is told there is no such table)."""
         try:
             check_id("table", table_id)
         except ValueError:
@@ -221,11 +223,18 @@ class Lobby:
             st = table.state
             if st.private and player not in st.members and st.seat_of(player) is None:
                 raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table or record")
-            if table.match is None or not table.match.over:
+            finished = st.matches_finished()
+            if match is not None and match > st.matches_started():
+                raise CommandError(ErrorCode.NO_SUCH_TABLE, f"this table has no match {match}")
+            if not 1 <= (match if match is not None else finished) <= finished:
                 raise CommandError(ErrorCode.WRONG_PHASE, "the match is not over: its record "
                                    "is private until it ends")
         try:
-            raw = await self.store.load_record(table_id)
+            raw = await self.store.load_record(table_id, match)
+            if raw is None and match is not None:
+                raw = await self.store.load_record(table_id)   # stored before match numbers
+                if raw is not None and _record_match(raw) not in (match, None):
+                    raw = None
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
         if raw is None:
@@ -237,7 +246,8 @@ class Lobby:
             private, members, body = False, [], raw    # a record stored before access rules
         if private and player not in members:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table or record")
-        return RecordResult(table=table_id, record=msgspec.json.decode(body))
+        return RecordResult(table=table_id, record=msgspec.json.decode(body),
+                            match=_record_match(raw) or match)
 
     # ------------------------------------------------------------------ clean-up
 
@@ -282,6 +292,15 @@ class Lobby:
 
     def stalled(self) -> int:
         return sum(1 for t in self.tables.values() if t.stalled_since is not None)
+
+
+def _record_match(raw: bytes) -> int | None:
+    """The match number a stored record says it is (None: stored before there were)."""
+    try:
+        number = msgpack.unpackb(raw).get("match")
+    except (ValueError, TypeError, AttributeError, msgpack.UnpackException):
+        return None
+    return number if type(number) is int and number >= 1 else None
 
 
 def _encode_cursor(key: tuple[int, float, str]) -> str:

@@ -18,10 +18,10 @@ import protocol
 from protocol import CommandError, ErrorCode, EventPayload
 from protocol.fields import BotLevel
 from protocol.results import LeaveResult, SeatResult, TableResult
-from server.game import Action, Match
+from server.game import Action, Match, fair
 from server.game.record import export_record
 
-from .tablestate import SeatState, TableState
+from .tablestate import SeatState, SeedMaterial, TableState
 
 #: Bots get a name of the west coast by seat, so players can tell them apart.
 BOT_NAMES = ("Anne", "Yann", "Soizic", "Loïc")
@@ -29,12 +29,33 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
 @dataclass(frozen=True, slots=True)
+class Watchers:
+    """An audience chosen when the event is stored: the seated humans (``seats``) and the
+    players watching the table without a seat at that moment (``spectators``), except the
+    players in ``muting`` (who muted its sender).
+
+    A chat message is the one event whose audience depends on who is there and on each
+    recipient's wishes; like every private event it is numbered only in its recipients'
+    sequences, so whoever does not receive it (a seat, for a spectator's message; a player
+    who muted its sender) sees no gap and no count (docs/PROTOCOL.md, "Sequence numbers").
+    """
+
+    seats: bool
+    spectators: bool
+    muting: frozenset[str] = frozenset()
+
+
+#: Who receives an event: everyone (None), the humans in these seats, or :class:`Watchers`.
+Audience = tuple[int, ...] | Watchers | None
+
+
+@dataclass(frozen=True, slots=True)
 class Emitted:
     """One event of a command: its typed payload and who may see it (None: everyone at the
-    table; otherwise these seats only, R8, R9, R16)."""
+    table; a tuple: these seats only, R8, R9, R16; :class:`Watchers`: chat)."""
 
     payload: EventPayload
-    to: tuple[int, ...] | None = None
+    to: Audience = None
 
 
 @dataclass(slots=True)
@@ -47,8 +68,11 @@ class Work:
     spectators: int = 0
     now: float = 0.0
     events: list[Emitted] = field(default_factory=list)
+    #: Players watching the table without a seat (a connection open) when the command
+    #: runs: the :class:`Watchers` audience of a spectator's chat.
+    watchers: frozenset[str] = frozenset()
 
-    def emit(self, payload: EventPayload, to: tuple[int, ...] | None = None) -> None:
+    def emit(self, payload: EventPayload, to: Audience = None) -> None:
         self.events.append(Emitted(payload, to))
 
     def table_changed(self) -> None:
@@ -68,15 +92,22 @@ class Work:
         self.emit(protocol.event_from_dict(raw), tuple(to) if to is not None else None)
 
     def record(self) -> dict[str, Any]:
-        """The R17 record of the match, with the seats' names."""
+        """The R17 record of the match, with the seats' names; once the match is over, its
+        number at the table and its seed material (R8a), never before."""
         assert self.match is not None
-        return export_record(self.match, [s.name or f"Seat {i}"
-                                          for i, s in enumerate(self.state.seats)])
+        record = export_record(self.match, [s.name or f"Seat {i}"
+                                            for i, s in enumerate(self.state.seats)])
+        seed = self.state.match_seed
+        if self.match.over and seed is not None:
+            record["match"] = self.state.matches_started()
+            record["fair"] = fair.reveal(seed.secret, seed.salt, seed.contributions)
+        return record
 
 
 def new_table(table_id: str, player: str, player_name: str, cmd: protocol.CreateTable,
               now: float, max_bot_budget: float) -> TableState:
-    """A new table with its creator in seat 0; its seed is secret (it predicts every hand).
+    """A new table with its creator in seat 0; its seed (the bots' randomness) is secret,
+    and so is the secret behind its first match's commitment (R8a), public from now on.
 
     The table's ``bot_budget`` is capped by the server (``--max-bot-budget``): how hard
     bots think is the server's cost, not only the table's choice.
@@ -95,6 +126,7 @@ def new_table(table_id: str, player: str, player_name: str, cmd: protocol.Create
         seed=secrets.randbits(63),
         created_at=now,
         last_activity=now,
+        next_seed=SeedMaterial.new(),
     )
     try:
         state.engine_options()
@@ -125,14 +157,28 @@ def _may_manage(work: Work, player: str) -> None:
         raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
 
 
-def join(work: Work, player: str, name: str, seat: int | None, code: str | None) -> SeatResult:
+def contribute(work: Work, player: str, contribution: str | None) -> None:
+    """R8a: ``player``'s contribution to the table's next match (the latest one counts).
+
+    Its commitment (``next_commitment``) is public from the moment that match was prepared,
+    so the contribution cannot have been chosen before the server's secret was fixed."""
+    if contribution is not None:
+        work.state.contributions[player] = contribution
+
+
+def join(work: Work, player: str, name: str, seat: int | None, code: str | None,
+         contribution: str | None = None) -> SeatResult:
+    """Take a seat at a waiting table, or at a finished one (to play its rematch); a player
+    already seated gets their seat back, and may send a contribution this way (R8a)."""
     state = work.state
     mine = state.seat_of(player)
     if mine is not None:
+        contribute(work, player, contribution)
         return SeatResult(table=state.id, seat=mine)
     if state.private and code != state.code:
         raise CommandError(ErrorCode.BAD_CODE, "wrong or missing join code")
-    _need_waiting(work, "join")
+    if state.status not in ("waiting", "finished"):
+        raise CommandError(ErrorCode.WRONG_PHASE, "cannot join: the match has started")
     empty = [i for i, s in enumerate(state.seats) if s.kind == "empty"]
     if not empty:
         raise CommandError(ErrorCode.TABLE_FULL, "all four seats are taken")
@@ -142,19 +188,23 @@ def join(work: Work, player: str, name: str, seat: int | None, code: str | None)
         raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken",
                            details={"seat": seat})
     state.seats[seat] = SeatState(kind="human", name=name, player=player, connected=True)
+    contribute(work, player, contribution)
     work.table_changed()
-    if state.options.auto_start and all(s.kind != "empty" for s in state.seats):
+    if (state.status == "waiting" and state.options.auto_start
+            and all(s.kind != "empty" for s in state.seats)):
         begin_match(work)
         work.table_changed()
     return SeatResult(table=state.id, seat=seat)
 
 
 def leave(work: Work, player: str) -> LeaveResult:
-    """Before the match a seat is freed; during it a bot of the table's level takes it."""
+    """Before the match a seat is freed; during it a bot of the table's level takes it;
+    after it the seat is freed for someone else, or a bot if a rematch starts without them."""
     state = work.state
     seat = state.seat_of(player)
     if seat is None:
         raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
+    state.contributions.pop(player, None)
     if state.status == "waiting":
         state.seats[seat] = SeatState()
     elif state.status == "playing":
@@ -162,7 +212,10 @@ def leave(work: Work, player: str) -> LeaveResult:
                                       level=state.options.bot_level)
     else:  # a finished table: the seat is simply given up
         state.seats[seat] = SeatState()
+        state.rematch = [p for p in state.rematch if p != player]
     work.table_changed()
+    if state.status == "finished":
+        start_rematch_if_agreed(work)     # they may have been the last one not agreeing
     return LeaveResult(table=state.id, seat=seat)
 
 
@@ -192,10 +245,11 @@ def remove_bot(work: Work, player: str, seat: int) -> SeatResult:
     return SeatResult(table=state.id, seat=seat)
 
 
-def start(work: Work, player: str) -> TableResult:
+def start(work: Work, player: str, contribution: str | None = None) -> TableResult:
     """The creator starts the match; empty seats are filled with bots of the table's level.
 
-    If the creator has left the table, any seated player may start it.
+    If the creator has left the table, any seated player may start it. ``contribution``
+    is the starter's (R8a).
     """
     state = work.state
     creator_seated = state.seat_of(state.creator) is not None
@@ -203,18 +257,44 @@ def start(work: Work, player: str) -> TableResult:
         raise CommandError(ErrorCode.NOT_CREATOR, "only the table's creator can start it")
     if state.status != "waiting":
         raise CommandError(ErrorCode.NOT_READY, f"the table is {state.status}, not waiting")
-    for i, s in enumerate(state.seats):
-        if s.kind == "empty":
-            state.seats[i] = SeatState(kind="bot", name=BOT_NAMES[i], level=state.options.bot_level)
+    if state.seat_of(player) is not None:
+        contribute(work, player, contribution)
+    _fill_with_bots(state)
     begin_match(work)
     work.table_changed()
     return TableResult(table=state.id)
 
 
+def _fill_with_bots(state: TableState) -> None:
+    for i, s in enumerate(state.seats):
+        if s.kind == "empty":
+            state.seats[i] = SeatState(kind="bot", name=BOT_NAMES[i], level=state.options.bot_level)
+
+
 def begin_match(work: Work) -> None:
-    """Deal the first hand (R6-R8); with the partner draw (R7) everyone moves to their seat."""
+    """Commit to the deals, then deal the first hand (R6-R8); with the partner draw (R7)
+    everyone moves to their seat.
+
+    R8a: the seed comes from the secret and salt whose commitment the table has shown
+    since this match was prepared, and from each seat's contribution (bots and players
+    who sent none: none). Everyone is told the commitment and the contributions before any
+    card; the next match's secret is drawn now, so its commitment is public before anyone
+    can contribute to it.
+    """
     state = work.state
-    match, events = Match.new(state.engine_options(), state.seed)
+    sealed = state.next_seed or SeedMaterial.new()   # a table stored before R8a has none
+    contributions: list[str | None] = [
+        state.contributions.get(s.player) if s.kind == "human" and s.player else None
+        for s in state.seats]
+    seed = fair.derive_seed(sealed.secret, sealed.salt, contributions)
+    match, events = Match.new(state.engine_options(), seed)
+    number = state.matches_started() + 1
+    state.match_number = number
+    state.match_seed = SeedMaterial(secret=sealed.secret, salt=sealed.salt,
+                                    contributions=contributions)
+    state.next_seed = SeedMaterial.new()
+    state.contributions = {}
+    state.rematch = []
     if match.options.partner_draw:
         moved = [SeatState()] * 4
         for old, new in enumerate(match.seating):
@@ -225,8 +305,78 @@ def begin_match(work: Work) -> None:
         if p not in state.members:
             state.members.append(p)
     work.match = match
+    work.emit(protocol.DealsCommitted(match=number, commitment=sealed.commitment,
+                                      contributions=contributions))
     for raw in events:
         work.emit_engine(raw)
+
+
+# ---------------------------------------------------------------------------- rematch
+
+
+def rematch(work: Work, player: str, contribution: str | None = None) -> TableResult:
+    """A seated player asks for another match at this finished table, or accepts one:
+    same seats, same options, a new draw of the first dealer (R6) or of partners (R7),
+    new seed material (R8a). It starts once everyone who must agree has
+    (:func:`rematch_waiting_for`); bots always agree."""
+    state = work.state
+    seat = _need_seated(work, player)
+    if work.match is None or state.status != "finished":
+        raise CommandError(ErrorCode.WRONG_PHASE, "a rematch can only follow a finished "
+                           "match")
+    contribute(work, player, contribution)
+    if player not in state.rematch:
+        state.rematch = [*state.rematch, player]
+        work.emit(protocol.RematchAccepted(seat=seat))
+        work.table_changed()
+    start_rematch_if_agreed(work)
+    return TableResult(table=state.id)
+
+
+def rematch_waiting_for(state: TableState, now: float) -> list[int]:
+    """Seats whose player must still agree to the rematch: every seated human who has not,
+    unless they have been away (disconnected) for longer than the table's grace period:
+    those have left, and a bot takes their seat when the rematch starts."""
+    out = []
+    for i, s in enumerate(state.seats):
+        if s.kind != "human" or s.player in state.rematch:
+            continue
+        away_since = s.disconnected_at
+        if s.connected or (away_since is not None
+                           and now < away_since + state.options.grace_s):
+            out.append(i)
+    return out
+
+
+def rematch_due(state: TableState) -> float | None:
+    """When the rematch will start by itself: once the last player who is away and has not
+    agreed runs out of grace, if everyone else has agreed. None: not by itself."""
+    if state.status != "finished" or not state.rematch or not state.humans():
+        return None
+    deadlines = []
+    for s in state.seats:
+        if s.kind != "human" or s.player in state.rematch:
+            continue
+        if s.connected:
+            return None
+        if s.disconnected_at is not None:
+            deadlines.append(s.disconnected_at + state.options.grace_s)
+    return max(deadlines, default=0.0)
+
+
+def start_rematch_if_agreed(work: Work) -> None:
+    """Start the rematch if it was asked for and nobody it waits for is left; seats of
+    players who left meanwhile (or are away for good) go to bots."""
+    state = work.state
+    if (state.status != "finished" or not state.rematch or work.match is None
+            or rematch_waiting_for(state, work.now) or not state.humans()):
+        return
+    for i, s in enumerate(state.seats):
+        if s.kind == "human" and s.player not in state.rematch:
+            state.seats[i] = SeatState()
+    _fill_with_bots(state)
+    begin_match(work)
+    work.table_changed()
 
 
 # ---------------------------------------------------------------------------- the game

@@ -39,10 +39,10 @@ from server.game import Match, spectator_view, view
 from server.game.actions import Action, Signal
 from server.store import StorageUnavailable, Store, VersionConflict
 
-from . import mutations
+from . import chat, mutations
 from .botrunner import BotRunner
 from .config import Settings
-from .mutations import Work
+from .mutations import Audience, Watchers, Work
 from .tablestate import TableState
 from .viewer import Viewer
 
@@ -89,8 +89,9 @@ def number_events(state: TableState, work: Work) -> list[Entry]:
     """Give each of a command's events its log number and its audience, and count it in
     the viewers' sequences (``state.pub`` or each recipient's ``state.priv``).
 
-    A private event's audience is the players seated where it goes (R8, R9, R16); one that
-    reaches no player (a bot's hand) is not stored at all.
+    A private event's audience is the players seated where it goes (R8, R9, R16), or for
+    chat the players at the table then (:class:`~.mutations.Watchers`); one that reaches no
+    player (a bot's hand) is not stored at all.
     """
     entries: list[Entry] = []
     for em in work.events:
@@ -99,8 +100,7 @@ def number_events(state: TableState, work: Work) -> list[Entry]:
             state.pub += 1
             recipients: tuple[str, ...] | None = None
         else:
-            recipients = tuple(p for s in em.to if state.seats[s].kind == "human"
-                               and (p := state.seats[s].player))
+            recipients = audience(state, em.to, work.watchers)
             if not recipients:
                 continue
             for p in recipients:
@@ -108,6 +108,17 @@ def number_events(state: TableState, work: Work) -> list[Entry]:
         state.gseq += 1
         entries.append(Entry(state.gseq, recipients, payload))
     return entries
+
+
+def audience(state: TableState, to: Audience, watchers: frozenset[str]) -> tuple[str, ...]:
+    """The players a private event goes to, as the table is when it is stored."""
+    if isinstance(to, Watchers):
+        players = state.humans() if to.seats else []
+        if to.spectators:
+            players += sorted(p for p in watchers if state.seat_of(p) is None)
+        return tuple(p for p in players if p not in to.muting)
+    assert to is not None
+    return tuple(p for s in to if state.seats[s].kind == "human" and (p := state.seats[s].player))
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +134,7 @@ class Due:
     """The next thing this table does by itself, and when (wall clock, seconds)."""
 
     at: float
-    kind: str          # "signals" | "bot" | "timer" | "grace"
+    kind: str          # "signals" | "bot" | "timer" | "grace" | "rematch"
     seat: int | None = None
     key: tuple[Any, ...] = ()
 
@@ -142,6 +153,7 @@ class Table:
         #: Connections watching this table, seated or not (an insertion-ordered set).
         self.viewers: dict[Viewer, None] = {}
         self._replies: dict[str, dict[int, bytes]] = {}
+        self.chat_limits = chat.ChatLimiter(settings.chat_per_second, settings.chat_burst)
         self._wake = asyncio.Event()
         self._turn_key: tuple[Any, ...] | None = None
         self._turn_started = clock()
@@ -162,6 +174,11 @@ class Table:
     def humans_watching(self) -> bool:
         """Someone is here: a seated player's connection or a spectator. Bots pause without."""
         return any(v.open for v in self.viewers)
+
+    def _watchers(self) -> frozenset[str]:
+        """Players watching with an open connection and no seat (a spectator's chat)."""
+        return frozenset(v.player for v in self.viewers
+                         if v.open and self.state.seat_of(v.player) is None)
 
     def info(self) -> protocol.TableInfo:
         return self.state.info(self.spectators())
@@ -200,7 +217,8 @@ class Table:
     def _mutation(self, viewer: Viewer, cmd: protocol.Command) -> Mutation:
         player = viewer.player
         if isinstance(cmd, protocol.Join):
-            return lambda w: mutations.join(w, player, viewer.name, cmd.seat, cmd.code)
+            return lambda w: mutations.join(w, player, viewer.name, cmd.seat, cmd.code,
+                                            cmd.contribution)
         if isinstance(cmd, protocol.Leave):
             return lambda w: mutations.leave(w, player)
         if isinstance(cmd, protocol.AddBot):
@@ -208,7 +226,14 @@ class Table:
         if isinstance(cmd, protocol.RemoveBot):
             return lambda w: mutations.remove_bot(w, player, cmd.seat)
         if isinstance(cmd, protocol.Start):
-            return lambda w: mutations.start(w, player)
+            return lambda w: mutations.start(w, player, cmd.contribution)
+        if isinstance(cmd, protocol.Rematch):
+            return lambda w: mutations.rematch(w, player, cmd.contribution)
+        if isinstance(cmd, protocol.Chat):
+            allowed = self.chat_limits.allow(player, self.clock())
+            return lambda w: chat.post(w, player, viewer.name, cmd.text, allowed=allowed)
+        if isinstance(cmd, protocol.Mute):
+            return lambda w: chat.mute(w, player, cmd.sender, cmd.muted)
         if isinstance(cmd, protocol.Play | protocol.ChanterVote | protocol.Discard
                       | protocol.Signal):
             return lambda w: mutations.game_action(w, player, cmd)
@@ -253,7 +278,8 @@ class Table:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, "this table has been closed")
         for attempt in range(3):
             work = Work(self.state.copy(), self.match.clone() if self.match else None,
-                        spectators=self.spectators(), now=self.clock())
+                        spectators=self.spectators(), now=self.clock(),
+                        watchers=self._watchers())
             result = mutate(work)
             if not work.events and origin is None and result is None and not force:
                 return None   # nothing happened (e.g. a presence change that is not news)
@@ -285,7 +311,8 @@ class Table:
                 state.status = "finished"
                 state.finished_at = work.now
                 record = msgpack.packb({"private": state.private, "members": state.members,
-                                        "record": msgspec.json.encode(work.record())})
+                                        "record": msgspec.json.encode(work.record()),
+                                        "match": state.matches_started()})
         state.last_activity = work.now
         reply = None
         if origin is not None and result is not None:
@@ -298,7 +325,8 @@ class Table:
                 [(e.gseq, e.pack()) for e in entries], self.settings.event_log_max,
                 ttl_s=self.settings.table_key_ttl_s, reply=reply, replies_kept=REPLIES_KEPT,
                 replies_ttl_s=self.settings.session_ttl_s, record=record,
-                record_ttl_s=self.settings.record_ttl_s)
+                record_ttl_s=self.settings.record_ttl_s,
+                record_match=state.matches_started() if record is not None else None)
         except StorageUnavailable:
             # Usually nothing was written; if the write landed but its reply was lost, the
             # version check catches it on the next write, and a resend with the same id is
@@ -563,6 +591,9 @@ class Table:
     def next_due(self) -> Due | None:
         """What this table will do by itself next, from its state alone."""
         state, m = self.state, self.match
+        if state.status == "finished":
+            at = mutations.rematch_due(state)
+            return Due(at, "rematch") if at is not None else None
         if m is None or m.over or state.status != "playing":
             return None
         dues: list[Due] = []
@@ -630,6 +661,10 @@ class Table:
                 backoff += 1
 
     async def _act(self, due: Due) -> None:
+        if due.kind == "rematch":
+            async with self.lock:
+                await self._execute(mutations.start_rematch_if_agreed)
+            return
         if due.kind == "grace":
             assert due.seat is not None
             player = due.key[0]

@@ -10,6 +10,12 @@ leaked the count of the other team's signals). ``pub`` counts public events, ``p
 the private events player ``p`` received; player ``p``'s sequence number is
 ``pub + priv[p]``. It depends on the player, never on the seat, so it stays consistent
 when a player moves (R7's partner draw) or stops playing and watches.
+
+Fair deals (R8a, :mod:`server.game.fair`): ``next_seed`` is the secret and salt of the
+table's next match, drawn when the previous one starts (or the table is made), so that
+its commitment is public before anyone contributes; ``match_seed`` is the current (or
+last) match's, with the contributions it was dealt from. Both stay in the stored document:
+nothing here is ever sent, and the record reveals ``match_seed`` only once the match is over.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import msgspec
 from protocol import TableInfo, TableOptions
 from protocol.fields import BotLevel, SeatKind, TableStatus
 from protocol.views import SeatInfo
-from server.game import Options
+from server.game import Options, fair
 
 TABLE_FORMAT = 2
 
@@ -42,6 +48,23 @@ class SeatState(msgspec.Struct, kw_only=True):
     #: table events, and a restart marks everyone disconnected).
     connected: bool = False
     disconnected_at: float | None = None
+
+
+class SeedMaterial(msgspec.Struct, kw_only=True):
+    """A match's secret and salt (R8a), and the seats' contributions once it has started."""
+
+    secret: str
+    salt: str
+    contributions: list[str | None] = msgspec.field(default_factory=list)
+
+    @classmethod
+    def new(cls) -> SeedMaterial:
+        secret, salt = fair.new_secret()
+        return cls(secret=secret, salt=salt)
+
+    @property
+    def commitment(self) -> str:
+        return fair.commitment(self.secret, self.salt)
 
 
 class TableState(msgspec.Struct, kw_only=True):
@@ -69,6 +92,18 @@ class TableState(msgspec.Struct, kw_only=True):
     created_at: float = 0.0
     finished_at: float | None = None
     last_activity: float = 0.0
+    #: Matches started at this table (the first is 1; a rematch adds one).
+    match_number: int = 0
+    #: R8a: the next match's secret and salt (its commitment is public), and the current
+    #: or last match's seed material. Secret until that match is over.
+    next_seed: SeedMaterial | None = None
+    match_seed: SeedMaterial | None = None
+    #: R8a: contributions to the next match, by player (the latest each one sent).
+    contributions: dict[str, str] = msgspec.field(default_factory=dict)
+    #: Players who asked for another match since the last one ended.
+    rematch: list[str] = msgspec.field(default_factory=list)
+    #: Chat senders each player muted at this table (by sender id).
+    mutes: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     # ------------------------------------------------------------------ queries
 
@@ -97,6 +132,15 @@ class TableState(msgspec.Struct, kw_only=True):
     def humans(self) -> list[str]:
         return [s.player for s in self.seats if s.kind == "human" and s.player]
 
+    def matches_started(self) -> int:
+        """Matches started here (a table stored before match numbers had at most one)."""
+        return self.match_number or (1 if self.match is not None else 0)
+
+    def matches_finished(self) -> int:
+        """Matches of this table whose record exists: all started ones but a running one."""
+        started = self.matches_started()
+        return started - 1 if self.status == "playing" else started
+
     def info(self, spectators: int) -> TableInfo:
         """The lobby's public description of the table (``TableInfo``)."""
         creator_seat = self.seat_of(self.creator)
@@ -115,6 +159,10 @@ class TableState(msgspec.Struct, kw_only=True):
             status=self.status,
             spectators=spectators,
             creator=creator_seat,
+            match=self.matches_started(),
+            next_commitment=self.next_seed.commitment if self.next_seed else None,
+            rematch=[i for i, s in enumerate(self.seats)
+                     if s.kind == "human" and s.player in self.rematch],
         )
 
     # ------------------------------------------------------------------ copies and bytes
@@ -131,6 +179,9 @@ class TableState(msgspec.Struct, kw_only=True):
             priv=dict(self.priv),
             members=list(self.members),
             guests=list(self.guests),
+            contributions=dict(self.contributions),
+            rematch=list(self.rematch),
+            mutes=dict(self.mutes),
         )
 
     def to_bytes(self) -> bytes:

@@ -176,3 +176,23 @@ def test_the_rule_book_lists_the_table_options_as_the_protocol_defines_them() ->
 ])
 def test_the_link_check_itself(target: str, ok: bool) -> None:
     assert (link_problem(REPO / "README.md", target) is None) is ok
+
+
+def _table_names(doc: str, heading: str) -> set[str]:
+    """The `type` column of the first table after ``heading`` in docs/PROTOCOL.md."""
+    section = doc[doc.index(heading):]
+    rows = re.findall(r"^\| `([a-z_]+)` \|", section[:section.index("\n## ", 1)], re.M)
+    return set(rows)
+
+
+def test_the_protocol_reference_lists_every_command_event_and_result() -> None:
+    """A new command or event (1.3: rematch, chat, mute, deals_committed, rematch_accepted)
+    is documented where a client writer looks for it, with the version that added it."""
+    doc = text_of(REPO / "docs" / "PROTOCOL.md")
+    assert _table_names(doc, "## Client commands") == set(protocol.CLIENT_TYPES)
+    assert _table_names(doc, "## Events") == set(protocol.EVENT_TYPES)
+    assert set(protocol.RESULT_TYPES) <= set(protocol.CLIENT_TYPES)
+    revisions = doc[doc.index("| revision |"):]
+    for added in ("rematch", "chat", "mute", "deals_committed", "rematch_accepted",
+                  "next_commitment", "contribution"):
+        assert f"`{added}`" in revisions.split("\n| 1.3 |")[1].split("\n")[0], added

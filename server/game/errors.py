@@ -17,6 +17,7 @@ __all__ = [
     "InvalidOptions",
     "MatchIsOver",
     "NotYourTurn",
+    "RecordError",
     "RuleError",
     "SignalsOff",
     "StateFormatError",
@@ -80,3 +81,32 @@ class InvalidOptions(ValueError):
 
 class StateFormatError(ValueError):
     """Stored state in a format this engine cannot read."""
+
+
+class RecordError(ValueError):
+    """A record that breaks a rule (R18) or whose deals do not follow from its revealed
+    seed (R8a); says where: deal and trick (1-based), seat, card.
+
+    It lives here, not in :mod:`.record`, so that :mod:`.fair` (which :mod:`.record`
+    calls) can raise it too; ``server.game.record.RecordError`` is the same class.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        deal: int | None = None,
+        trick: int | None = None,
+        seat: int | None = None,
+        card: object = None,
+    ) -> None:
+        self.what, self.deal, self.trick, self.seat, self.card = what, deal, trick, seat, card
+        where = []
+        if deal is not None:
+            where.append(f"deal {deal}")
+        if trick is not None:
+            where.append(f"trick {trick}")
+        if seat is not None:
+            where.append(f"seat {seat}")
+        if card is not None:
+            where.append(f"card {card!r}" if not isinstance(card, str) else f"card {card}")
+        super().__init__(", ".join(where) + (": " if where else "") + what)

@@ -12,38 +12,16 @@ from typing import Any
 
 from protocol.vocab import Phase
 
-from . import rules
+from . import fair, rules
 from .cards import STRENGTH
-from .errors import InvalidOptions
+from .errors import InvalidOptions, RecordError
 from .match import Match
 from .options import Options
 from .seats import left_of
 
 RECORD_FORMAT = "aluette-record/1"
 
-
-class RecordError(ValueError):
-    """A record that breaks a rule (R18); says where: deal and trick (1-based), seat, card."""
-
-    def __init__(
-        self,
-        what: str,
-        deal: int | None = None,
-        trick: int | None = None,
-        seat: int | None = None,
-        card: object = None,
-    ) -> None:
-        self.what, self.deal, self.trick, self.seat, self.card = what, deal, trick, seat, card
-        where = []
-        if deal is not None:
-            where.append(f"deal {deal}")
-        if trick is not None:
-            where.append(f"trick {trick}")
-        if seat is not None:
-            where.append(f"seat {seat}")
-        if card is not None:
-            where.append(f"card {card!r}" if not isinstance(card, str) else f"card {card}")
-        super().__init__(", ".join(where) + (": " if where else "") + what)
+__all__ = ["RECORD_FORMAT", "RecordError", "export_record", "verify_record"]
 
 
 def export_record(
@@ -180,8 +158,11 @@ def _replay_deal(number: int, deal: object, options: Options, last: bool,
     return _Replay(summary, [0, 0])
 
 
-def verify_record(record: object) -> dict[str, Any]:
-    """R18: replay a record under the rules; return the derived summary or raise RecordError."""
+def verify_record(record: object, commitment: str | None = None) -> dict[str, Any]:
+    """R18: replay a record under the rules; R8a: check that its deals follow from its
+    revealed seed material (``fair``: ``"proven"``, or ``"unproven"`` for a record without
+    seed material). ``commitment``, the one a player was shown, must then be the record's.
+    Returns the derived summary or raises RecordError."""
     if not isinstance(record, dict):
         raise RecordError("a record is a JSON object")
     if record.get("format") != RECORD_FORMAT:
@@ -223,4 +204,5 @@ def verify_record(record: object) -> dict[str, Any]:
             + (f"; no team reached {target}" if target is not None else "")
         )
     result = rules.match_result(points) if ended and out[-1].get("complete", True) else "unfinished"
-    return {"deals": out, "points": points, "result": result}
+    proof = fair.check_record(record, commitment)
+    return {"deals": out, "points": points, "result": result, "fair": proof}

@@ -1,4 +1,4 @@
-"""``aluette-record``: verify and show match records (R17, R18) from the command line.
+"""``aluette-record``: verify and show match records (R17, R18, R8a) from the command line.
 
 Both commands say the result in the same words (:func:`verdict`). Output piped into a
 reader that stops early (``aluette-record verify --json *.json | head``) ends quietly, with
@@ -52,7 +52,16 @@ def _team(seat: int | None) -> str:
     return "-" if seat is None else f"team {seat % 2}"
 
 
-def _summary_text(path: str, summary: dict[str, Any]) -> str:
+def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
+    """R8a in words: whether the deals are proven to follow from the committed seed."""
+    if summary.get("fair") == "proven":
+        return (f"deals proven fair: they follow from the revealed seed, which matches "
+                f"commitment {record['fair']['commitment'][:16]}… (R8a)")
+    return ("deals unproven: the record carries no seed material (a match played before "
+            "fair deals, R8a)")
+
+
+def _summary_text(path: str, record: dict[str, Any], summary: dict[str, Any]) -> str:
     lines = [f"{path}: OK"]
     for number, deal in enumerate(summary["deals"], start=1):
         spoiled = sum(1 for t in deal["tricks"] if t["winner"] is None)
@@ -67,6 +76,7 @@ def _summary_text(path: str, summary: dict[str, Any]) -> str:
             f"{spoiled} spoiled, {outcome}"
         )
     pts = summary["points"]
+    lines.append(f"  {fairness(record, summary)}")
     lines.append(f"  match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict(summary)}")
     return "\n".join(lines)
 
@@ -75,7 +85,8 @@ def _verify(args: argparse.Namespace) -> int:
     status = 0
     for path in args.files:
         try:
-            summary = verify_record(_load(path))
+            record = _load(path)
+            summary = verify_record(record, args.commitment)
         except RecordError as exc:
             print(f"{path}: {exc}", file=sys.stderr)
             status = 1
@@ -83,7 +94,7 @@ def _verify(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(summary, separators=(", ", ": ")))
         else:
-            print(_summary_text(path, summary))
+            print(_summary_text(path, record, summary))
     return status
 
 
@@ -120,6 +131,8 @@ def render_match(record: dict[str, Any], summary: dict[str, Any]) -> str:
                 + f"team {result['winner'] % 2} scores {max(result['points'])}"
             )
     pts = summary["points"]
+    proof = fairness(record, summary)
+    out.append(proof[0].upper() + proof[1:] + ".")
     out.append(f"Match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict(summary)}")
     return "\n".join(out)
 
@@ -141,8 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="aluette-record", description="Verify or show Aluette match records (R17, R18)."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    verify = sub.add_parser("verify", help="replay records under the rules")
+    verify = sub.add_parser("verify", help="replay records under the rules; check that "
+                            "their deals follow from the revealed seed (R8a)")
     verify.add_argument("--json", action="store_true", help="one JSON object per file")
+    verify.add_argument("--commitment", metavar="HEX", default=None,
+                        help="the commitment you were shown when the match started: the "
+                        "record must carry seed material that matches it")
     verify.add_argument("files", nargs="+", metavar="FILE")
     show = sub.add_parser("show", help="print a match trick by trick")
     show.add_argument("file", metavar="FILE")

@@ -7,7 +7,8 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
 =================================  ======  =============================================
 ``p:{t:<tid>}:doc``                hash    ``version``, ``doc`` (snapshot), ``nonce``
 ``p:{t:<tid>}:log``                list    event log, 8-byte big-endian seq + payload
-``p:{t:<tid>}:record``             string  finished-match record (outlives the table)
+``p:{t:<tid>}:record``             string  latest finished match's record (outlives the table)
+``p:{t:<tid>}:record:<n>``         string  the record of the table's match number n
 ``p:{t:<tid>}:replies:<pid>``      list    a player's last replies at this table, so a
                                            resent command id gets its first answer
 ``p:{pl:<pid>}:session``           hash    name, current token digest, the presented
@@ -73,8 +74,14 @@ class Keys:
     def log(self, table_id: str) -> str:
         return f"{self.prefix}:{self.table_tag(table_id)}:log"
 
-    def record(self, table_id: str) -> str:
-        return f"{self.prefix}:{self.table_tag(table_id)}:record"
+    def record(self, table_id: str, match: int | None = None) -> str:
+        """The latest finished match's record, or (``match``) that of match number n."""
+        key = f"{self.prefix}:{self.table_tag(table_id)}:record"
+        if match is None:
+            return key
+        if type(match) is not int or match < 1:
+            raise ValueError(f"invalid match number {match!r}")
+        return f"{key}:{match}"
 
     def replies(self, table_id: str, player_id: str) -> str:
         return f"{self.prefix}:{self.table_tag(table_id)}:replies:{check_id('player', player_id)}"

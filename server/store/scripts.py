@@ -27,7 +27,8 @@ end
 return {1, 1}
 """
 
-# KEYS: doc hash, log list, replies list, record string (all of one table's hash tag).
+# KEYS: doc hash, log list, replies list, record string, and optionally a second record
+# string (the match's own record key) (all of one table's hash tag).
 # ARGV: expected version, doc, nonce, log_max, ttl (0: none), reply entry ('' for none),
 #       replies kept, replies ttl, record ('' for none), record ttl (0: none), entries...
 # Returns {1, new version}, {0, current version} on conflict, {0, -1} if no table.
@@ -61,10 +62,12 @@ if ARGV[6] ~= '' then
 end
 if ARGV[9] ~= '' then
   local rttl = tonumber(ARGV[10])
-  if rttl > 0 then
-    redis.call('SET', KEYS[4], ARGV[9], 'EX', rttl)
-  else
-    redis.call('SET', KEYS[4], ARGV[9])
+  for k = 4, #KEYS do
+    if rttl > 0 then
+      redis.call('SET', KEYS[k], ARGV[9], 'EX', rttl)
+    else
+      redis.call('SET', KEYS[k], ARGV[9])
+    end
   end
 end
 return {1, nv}

@@ -159,6 +159,7 @@ class Store:
         replies_ttl_s: int = 86400,
         record: bytes | None = None,
         record_ttl_s: int = 0,
+        record_match: int | None = None,
     ) -> int:
         """Atomically replace the doc, bump the version and append ``log``; one round trip.
 
@@ -169,12 +170,13 @@ class Store:
 
         In the same script: ``reply`` (``(player id, entry)``) is remembered among that
         player's last ``replies_kept`` replies at this table; ``record`` (a finished match's
-        record) is stored to outlive the table; ``ttl_s`` renews the table keys' lifetime.
+        record) is stored to outlive the table, as its latest record and, with
+        ``record_match``, as that match's own; ``ttl_s`` renews the table keys' lifetime.
         """
         return await self._commit_with_nonce(
             table_id, expected_version, doc, log, log_max, _nonce(), ttl_s=ttl_s,
             reply=reply, replies_kept=replies_kept, replies_ttl_s=replies_ttl_s,
-            record=record, record_ttl_s=record_ttl_s,
+            record=record, record_ttl_s=record_ttl_s, record_match=record_match,
         )
 
     async def _commit_with_nonce(
@@ -192,16 +194,19 @@ class Store:
         replies_ttl_s: int = 86400,
         record: bytes | None = None,
         record_ttl_s: int = 0,
+        record_match: int | None = None,
     ) -> int:
         if log_max < 1:
             raise ValueError("log_max must be at least 1")
         entries = [encode_log_entry(seq, payload) for seq, payload in log]
         keys = self.keys
         replies_key = keys.replies(table_id, reply[0]) if reply else keys.doc(table_id)
+        record_keys = [keys.record(table_id)]
+        if record_match is not None:
+            record_keys.append(keys.record(table_id, record_match))
         with unavailable_on_error(f"commit table {table_id}"):
             ok, version = await self._commit(
-                keys=[keys.doc(table_id), keys.log(table_id), replies_key,
-                      keys.record(table_id)],
+                keys=[keys.doc(table_id), keys.log(table_id), replies_key, *record_keys],
                 args=[int(expected_version), doc, nonce, int(log_max), int(ttl_s),
                       reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
                       record if record is not None else b"", int(record_ttl_s), *entries],
@@ -257,10 +262,11 @@ class Store:
                 pipe.set(keys.record(table_id), record, ex=ttl_s)
                 await pipe.execute()
 
-    async def load_record(self, table_id: str) -> bytes | None:
-        """The stored record, or ``None`` (never saved, or expired)."""
+    async def load_record(self, table_id: str, match: int | None = None) -> bytes | None:
+        """The table's latest stored record, or that of match number ``match``; ``None``
+        if never saved, or expired."""
         with unavailable_on_error(f"load record {table_id}"):
-            return await self.redis.get(self.keys.record(table_id))
+            return await self.redis.get(self.keys.record(table_id, match))
 
     async def record_ids(self) -> list[str]:
         """Ids of records not yet expired, sorted."""

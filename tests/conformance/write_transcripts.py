@@ -1,6 +1,6 @@
-"""Writes transcripts/10_lobby.json and 11_game.json (the long ones, with their many
-per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`, then review
-the diff like any protocol change. The other transcripts are written by hand."""
+"""Writes transcripts/10_lobby.json, 11_game.json and 12_chat_fair.json (the long ones,
+with their many per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`,
+then review the diff like any protocol change. The other transcripts are written by hand."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": Fa
 info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
         "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True},
                   EMPTY, EMPTY, EMPTY],
-        "status": "waiting", "spectators": 0, "creator": 0}
+        "status": "waiting", "spectators": 0, "creator": 0, "match": 0,
+        "next_commitment": "$c1", "rematch": []}
 s = []
 s += hello("A", "Ana", session="$tokenA")
 s += [send("A", {"type": "create_table", "id": 2, "options": opts, "private": False, "name": "Friday"}),
@@ -56,7 +57,7 @@ s += [send("B", {"type": "list_tables", "id": 2}),
       ok("B", 2, {"tables": [info], "seats": [], "next": None}),
       send("B", {"type": "join", "id": 3, "table": "$t", "seat": 0}),
       err("B", 3, "seat_taken", {"seat": 0}, "seat 0 is taken"),
-      send("B", {"type": "join", "id": 4, "table": "$t", "seat": 1}),
+      send("B", {"type": "join", "id": 4, "table": "$t", "seat": 1, "contribution": "b0b0"}),
       ok("B", 4, {"table": "$t", "seat": 1}),
       ev("B", "$t", 2, TC), ev("A", "$t", 2, TC),
       send("B", {"type": "start", "id": 5, "table": "$t"}),
@@ -96,15 +97,21 @@ s += [send("D", {"type": "spectate", "id": 2, "table": "$t"}),
       ev("D", "$p", 2, TC), ev("B", "$p", 2, TC),
       send("A", {"type": "start", "id": 8, "table": "$t"}),
       ok("A", 8, {"table": "$t"})]
+# R8a: the commitment every viewer saw in the table since its creation, and the
+# contributions (Bo's; bots and Ana sent none), before any card
+DC = {"type": "deals_committed", "match": 1, "commitment": "$c1",
+      "contributions": [None, "b0b0", None, None]}
 for who, hand_seat in (("A", 0), ("B", 1)):
-    s += [ev(who, "$t", 7, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
-          ev(who, "$t", 8, {"type": "hand_dealt", "seat": hand_seat, "cards": "*"}),
-          ev(who, "$t", 9, {"type": "turn", "seat": 0, "phase": "play"}),
-          ev(who, "$t", 10, TC)]
+    s += [ev(who, "$t", 7, DC),
+          ev(who, "$t", 8, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+          ev(who, "$t", 9, {"type": "hand_dealt", "seat": hand_seat, "cards": "*"}),
+          ev(who, "$t", 10, {"type": "turn", "seat": 0, "phase": "play"}),
+          ev(who, "$t", 11, TC)]
 # the spectator: no hand at all, and no gap where the hands were
-s += [ev("C", "$t", 7, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
-      ev("C", "$t", 8, {"type": "turn", "seat": 0, "phase": "play"}),
-      ev("C", "$t", 9, TC),
+s += [ev("C", "$t", 7, DC),
+      ev("C", "$t", 8, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+      ev("C", "$t", 9, {"type": "turn", "seat": 0, "phase": "play"}),
+      ev("C", "$t", 10, TC),
       send("A", {"type": "start", "id": 9, "table": "$t"}),
       err("A", 9, "not_ready", None, "the table is playing, not waiting"),
       send("A", {"type": "remove_bot", "id": 10, "table": "$t", "seat": 2}),
@@ -115,7 +122,7 @@ s += [ev("C", "$t", 7, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
       err("C", 4, "not_seated", None, "you have no seat at this table"),
       send("A", {"type": "leave", "id": 11, "table": "$t"}),
       ok("A", 11, {"table": "$t", "seat": 0}),
-      ev("B", "$t", 11, TC), ev("C", "$t", 10, TC)]
+      ev("B", "$t", 12, TC), ev("C", "$t", 11, TC)]
 s += silent("A", "B", "C", "D")
 (OUT / "10_lobby.json").write_text(json.dumps({
     "name": "the lobby: create, list, join, spectate, bots, start, leave, and their refusals",
@@ -135,20 +142,24 @@ g += hello("C", "Cy")
 g += [send("C", {"type": "join", "id": 2, "table": "$t", "seat": 2}), ok("C", 2, {"table": "$t", "seat": 2}),
       ev("C", "$t", 3, TC), ev("A", "$t", 3, TC), ev("B", "$t", 3, TC)]
 g += hello("D", "Di")
-g += [send("D", {"type": "join", "id": 2, "table": "$t", "seat": 3}), ok("D", 2, {"table": "$t", "seat": 3}),
+g += [send("D", {"type": "join", "id": 2, "table": "$t", "seat": 3, "contribution": "d1d1"}),
+      ok("D", 2, {"table": "$t", "seat": 3}),
       ev("D", "$t", 4, TC), ev("A", "$t", 4, TC), ev("B", "$t", 4, TC), ev("C", "$t", 4, TC),
-      send("A", {"type": "start", "id": 3, "table": "$t"}), ok("A", 3, {"table": "$t"})]
+      send("A", {"type": "start", "id": 3, "table": "$t", "contribution": "a0a0"}),
+      ok("A", 3, {"table": "$t"})]
 players = (("A", 0), ("B", 1), ("C", 2), ("D", 3))
 for who, seat in players:
-    g += [ev(who, "$t", 5, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
-          ev(who, "$t", 6, {"type": "hand_dealt", "seat": seat, "cards": f"$hand{who}"}),
-          ev(who, "$t", 7, {"type": "turn", "seat": 0, "phase": "chanter_vote"}),
-          ev(who, "$t", 8, TC)]
+    g += [ev(who, "$t", 5, {"type": "deals_committed", "match": 1, "commitment": "$c",
+                             "contributions": ["a0a0", None, None, "d1d1"]}),
+          ev(who, "$t", 6, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+          ev(who, "$t", 7, {"type": "hand_dealt", "seat": seat, "cards": f"$hand{who}"}),
+          ev(who, "$t", 8, {"type": "turn", "seat": 0, "phase": "chanter_vote"}),
+          ev(who, "$t", 9, TC)]
 g += [send("B", {"type": "chanter_vote", "id": 3, "table": "$t", "vote": True}),
       err("B", 3, "not_your_turn", None, "it is seat 0's turn, not seat 1's"),
       send("A", {"type": "play", "id": 4, "table": "$t", "card": "$handB.0"}),
       err("A", 4, "wrong_phase", None, "cannot play a card now: the table is in the chanter_vote phase")]
-seq = 8
+seq = 9
 for who, seat, cid in (("A", 0, 5), ("B", 1, 4), ("C", 2, 3)):
     g += [send(who, {"type": "chanter_vote", "id": cid, "table": "$t", "vote": True}),
           ok(who, cid, {"table": "$t"})]
@@ -157,16 +168,16 @@ for who, seat, cid in (("A", 0, 5), ("B", 1, 4), ("C", 2, 3)):
               ev(w, "$t", seq + 2, {"type": "turn", "seat": seat + 1, "phase": "chanter_vote"})]
     seq += 2
 g += [send("D", {"type": "chanter_vote", "id": 3, "table": "$t", "vote": True}), ok("D", 3, {"table": "$t"})]
-# seq is 14 for everyone; then vote 15, result 16, then the talon (A and D only), then turn
+# seq is 15 for everyone; then vote 16, result 17, then the talon (A and D only), then turn
 for w, seat in players:
-    g += [ev(w, "$t", 15, {"type": "chanter_vote", "seat": 3, "vote": True}),
-          ev(w, "$t", 16, {"type": "chanter_result", "accepted": True})]
+    g += [ev(w, "$t", 16, {"type": "chanter_vote", "seat": 3, "vote": True}),
+          ev(w, "$t", 17, {"type": "chanter_result", "accepted": True})]
     if w in ("A", "D"):
-        g += [ev(w, "$t", 17, {"type": "talon_dealt", "seat": seat, "cards": f"$talon{w}"}),
-              ev(w, "$t", 18, {"type": "turn", "seat": 0, "phase": "chanter_discard"})]
+        g += [ev(w, "$t", 18, {"type": "talon_dealt", "seat": seat, "cards": f"$talon{w}"}),
+              ev(w, "$t", 19, {"type": "turn", "seat": 0, "phase": "chanter_discard"})]
     else:
-        g += [ev(w, "$t", 17, {"type": "turn", "seat": 0, "phase": "chanter_discard"})]
-last = {"A": 18, "B": 17, "C": 17, "D": 18}
+        g += [ev(w, "$t", 18, {"type": "turn", "seat": 0, "phase": "chanter_discard"})]
+last = {"A": 19, "B": 18, "C": 18, "D": 19}
 g += [send("A", {"type": "discard", "id": 6, "table": "$t", "cards": ["$handA.0"] * 6}),
       err("A", 6, "bad_discard", None, "the six discards must be six different cards"),
       send("A", {"type": "discard", "id": 7, "table": "$t", "cards": "$talonA"}),
@@ -223,3 +234,69 @@ g += silent("A", "C", "D", "E")
 (OUT / "11_game.json").write_text(json.dumps({
     "name": "a match: chanter (R9), plays (R10), a private signal (R16), resume after a replaced connection, and the refusals",
     "steps": g}, indent=1) + "\n")
+
+# ---------------------------------------------------------------- chat, mute, rematch (1.3)
+q_opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
+c = []
+c += hello("A", "Ana")
+c += [send("A", {"type": "create_table", "id": 2, "options": q_opts}),
+      ok("A", 2, {"table": "$t", "seat": 0, "code": None}), ev("A", "$t", 1, TC)]
+c += hello("B", "Bo")
+c += [send("B", {"type": "join", "id": 2, "table": "$t", "seat": 1}),
+      ok("B", 2, {"table": "$t", "seat": 1}), ev("B", "$t", 2, TC), ev("A", "$t", 2, TC)]
+c += hello("S", "Sam")
+c += [send("S", {"type": "spectate", "id": 2, "table": "$t"}), ok("S", 2, {"table": "$t", "seq": 2}),
+      ev("S", "$t", 2, TC)]
+c += hello("E", "Eve")
+c += [send("E", {"type": "chat", "id": 2, "table": "$t", "text": "hi"}),
+      err("E", 2, "not_at_table", None, "you are not at this table: join or watch it first"),
+      send("E", {"type": "mute", "id": 3, "table": "$t", "sender": "0123456789abcdef"}),
+      err("E", 3, "not_at_table", None, "you are not at this table: join or watch it first")]
+# a seat speaks to everyone at the table (cleaned: the escape is gone)
+said = {"type": "chat", "from_seat": 0, "name": "Ana", "text": "hello [1mall", "sender": "$senderA"}
+c += [send("A", {"type": "chat", "id": 3, "table": "$t", "text": "hello \u001b[1mall"}),
+      ok("A", 3, {"table": "$t"}),
+      ev("A", "$t", 3, said), ev("B", "$t", 3, said), ev("S", "$t", 3, said)]
+# a spectator speaks to the spectators only: the seats get nothing, not even a number
+c += [send("S", {"type": "chat", "id": 3, "table": "$t", "text": "Bo holds Monsieur"}),
+      ok("S", 3, {"table": "$t"}),
+      ev("S", "$t", 4, {"type": "chat", "from_seat": None, "name": "Sam",
+                         "text": "Bo holds Monsieur", "sender": "$senderS"})]
+c += silent("A", "B")
+# Bo mutes Ana: her next words reach everyone else, and Bo's sequence has no gap
+c += [send("B", {"type": "mute", "id": 3, "table": "$t", "sender": "$senderA"}),
+      ok("B", 3, {"table": "$t"}),
+      send("A", {"type": "chat", "id": 4, "table": "$t", "text": "again"}),
+      ok("A", 4, {"table": "$t"}),
+      ev("A", "$t", 4, {**said, "text": "again"}), ev("S", "$t", 5, {**said, "text": "again"})]
+c += silent("B")
+c += [send("A", {"type": "chat", "id": 5, "table": "$t", "text": "x" * 201}),
+      err("A", 5, "invalid_field", {"field": "$.text"}),
+      send("A", {"type": "chat", "id": 6, "table": "$t", "text": "three"}),
+      ok("A", 6, {"table": "$t"}),
+      ev("A", "$t", 5, {**said, "text": "three"}), ev("S", "$t", 6, {**said, "text": "three"}),
+      send("A", {"type": "chat", "id": 7, "table": "$t", "text": "four"}),
+      err("A", 7, "rate_limited", None, "too many chat messages; wait a moment and send it again")]
+# Bo unmutes Ana and hears her again
+c += [send("B", {"type": "mute", "id": 4, "table": "$t", "sender": "$senderA", "muted": False}),
+      ok("B", 4, {"table": "$t"}),
+      send("A", {"type": "start", "id": 8, "table": "$t"}), ok("A", 8, {"table": "$t"})]
+# (Ana's chat bucket is empty: the start went through, chat is limited on its own)
+START = [{"type": "deals_committed", "match": 1, "commitment": "*", "contributions": [None] * 4},
+         {"type": "deal_started", "deal_number": 1, "dealer": 3}]
+for who, first, seat in (("A", 6, 0), ("B", 4, 1), ("S", 7, None)):
+    evs = START + ([{"type": "hand_dealt", "seat": seat, "cards": "*"}] if seat is not None
+                   else []) + [{"type": "turn", "seat": 0, "phase": "play"}, TC]
+    c += [ev(who, "$t", first + i, e) for i, e in enumerate(evs)]
+c += [send("B", {"type": "rematch", "id": 5, "table": "$t"}),
+      err("B", 5, "wrong_phase", None, "a rematch can only follow a finished match"),
+      send("S", {"type": "rematch", "id": 5, "table": "$t"}),
+      err("S", 5, "not_seated", None, "you have no seat at this table"),
+      send("S", {"type": "get_record", "id": 6, "table": "$t", "match": 2}),
+      err("S", 6, "no_such_table", None, "this table has no match 2"),
+      send("S", {"type": "get_record", "id": 7, "table": "$t", "match": 1}),
+      err("S", 7, "wrong_phase", None, "the match is not over: its record is private until it ends")]
+c += silent("A", "B", "S", "E")
+(OUT / "12_chat_fair.json").write_text(json.dumps({
+    "name": "chat (seats to all, spectators to spectators), mute and unmute, chat limits, rematch and per-match records refused before the end",
+    "settings": {"chat_burst": 3, "chat_per_second": 0.01}, "steps": c}, indent=1) + "\n")

@@ -10,6 +10,9 @@ from typing import Any
 
 import protocol as p
 
+#: R8a: what the commitment of docs/RULES.md's example seed material looks like.
+COMMITMENT = "5b1f8a3c" * 8
+
 OPTIONS = p.TableOptions(deals=5, chanter=True, signals="risky", first_dealer=3)
 
 
@@ -28,6 +31,9 @@ def table_info() -> p.TableInfo:
         status="waiting",
         spectators=1,
         creator=0,
+        match=0,
+        next_commitment=COMMITMENT,
+        rematch=[],
     )
 
 
@@ -92,6 +98,16 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("signal_aces", "client", p.Signal(id=15, table="t-7f3a", signal="aces", n=3)),
         ("signal_madame", "client", p.Signal(id=16, table="t-7f3a", signal="madame")),
         ("get_record", "client", p.GetRecord(id=17, table="t-7f3a")),
+        ("get_record_match", "client", p.GetRecord(id=18, table="t-7f3a", match=2)),
+        ("join_contribution", "client",
+         p.Join(id=19, table="t-7f3a", seat=1, contribution="9f2c41d07be35a68")),
+        ("start_contribution", "client",
+         p.Start(id=20, table="t-7f3a", contribution="0c7d3e")),
+        ("rematch", "client", p.Rematch(id=21, table="t-7f3a", contribution="e4a1")),
+        ("chat", "client", p.Chat(id=22, table="t-7f3a", text="well played!")),
+        ("mute", "client", p.Mute(id=23, table="t-7f3a", sender="3f9a0c1d2e4b5a67")),
+        ("unmute", "client",
+         p.Mute(id=24, table="t-7f3a", sender="3f9a0c1d2e4b5a67", muted=False)),
         (
             "welcome",
             "server",
@@ -246,6 +262,37 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             "ev_signal_sent",
             "server",
             p.Event(table="t-7f3a", seq=32, event=p.SignalSent(signal="aces", n=2)),
+        ),
+        (
+            "ev_deals_committed",
+            "server",
+            p.Event(table="t-7f3a", seq=5, event=p.DealsCommitted(
+                match=2, commitment=COMMITMENT,
+                contributions=["9f2c41d07be35a68", None, "0c7d3e", None])),
+        ),
+        (
+            "ev_rematch_accepted",
+            "server",
+            p.Event(table="t-7f3a", seq=401, event=p.RematchAccepted(seat=2)),
+        ),
+        (
+            "ev_chat",
+            "server",
+            p.Event(table="t-7f3a", seq=402, event=p.ChatMessage(
+                from_seat=2, name="Cy", text="one more?", sender="3f9a0c1d2e4b5a67")),
+        ),
+        (
+            "ev_chat_spectator",
+            "server",
+            p.Event(table="t-7f3a", seq=12, event=p.ChatMessage(
+                from_seat=None, name="Di", text="nice trick", sender="a0b1c2d3e4f50617")),
+        ),
+        (
+            "ok_record",
+            "server",
+            p.Ok(id=18, result=p.RecordResult(
+                table="t-7f3a", match=2,
+                record={"format": "aluette-record/1", "options": {"deals": 5}})),
         ),
         (
             "ok_resume",

@@ -13,6 +13,7 @@ import msgspec.inspect as mi
 from hypothesis import strategies as st
 
 import protocol
+from protocol.fields import HEX_PATTERN
 
 # Letters, digits and spaces inside: already clean, so clean_text() leaves them unchanged
 # and a round trip compares equal.
@@ -31,8 +32,11 @@ json_values = st.recursive(
 def _text(t: mi.StrType) -> st.SearchStrategy[str]:
     if t.pattern == protocol.CARD_PATTERN:
         return st.sampled_from(protocol.CARD_CODES)
-    assert t.pattern is None, f"no strategy for pattern {t.pattern}"
     lo = t.min_length or 0
+    if t.pattern == HEX_PATTERN:        # contributions, commitments, chat senders (R8a)
+        hi = t.max_length if t.max_length is not None else 64
+        return st.text("0123456789abcdef", min_size=max(lo, 1), max_size=hi)
+    assert t.pattern is None, f"no strategy for pattern {t.pattern}"
     hi = min(t.max_length if t.max_length is not None else 12, 12)
     return st.text(_TEXT_ALPHABET, min_size=lo, max_size=max(lo, hi))
 

@@ -228,3 +228,49 @@ def test_error_code_list_is_closed_and_documented() -> None:
         assert f"`{code.value}`" in doc, f"{code.value} is not documented"
     for close in protocol.CloseCode:
         assert str(int(close)) in doc, f"close code {int(close)} is not documented"
+
+
+# ---------------------------------------------------------------- 1.3: chat, R8a
+
+
+def chat(text: str) -> bytes:
+    return msgpack.packb({"type": "chat", "id": 9, "table": "t1", "text": text})
+
+
+def test_chat_text_is_cleaned_on_the_way_in() -> None:
+    """Control, format and bidi characters go; whitespace runs collapse (clean_text)."""
+    cmd = protocol.decode_client(chat("  gg\x1b[2J \u202eevil\u200b  wp\n"))
+    assert isinstance(cmd, protocol.Chat) and cmd.text == "gg[2J evil wp"
+
+
+@pytest.mark.parametrize("text", [
+    "x" * (protocol.MAX_CHAT_LEN + 1),                   # too long once cleaned
+    "\x00\x1b\u200b\u202e",                              # nothing left
+    "a" * (protocol.MAX_CHAT_RAW_LEN + 1),               # too long even to clean
+])
+def test_chat_too_long_or_empty_after_cleaning_is_invalid_field(text: str) -> None:
+    exc = fails(chat(text))
+    assert exc.code is ErrorCode.INVALID_FIELD and exc.id == 9
+    assert exc.details == {"field": "$.text"}
+
+
+def test_chat_at_the_limit_after_cleaning_is_accepted() -> None:
+    """The limit counts code points after cleaning: controls around it do not count."""
+    text = "\x07" * 300 + "é" * protocol.MAX_CHAT_LEN
+    cmd = protocol.decode_client(chat(text))
+    assert isinstance(cmd, protocol.Chat) and len(cmd.text) == protocol.MAX_CHAT_LEN
+
+
+@pytest.mark.parametrize("value", ["", "ABCD", "ab\n", "g1", "a" * 65, 12])
+def test_a_contribution_is_1_to_64_lowercase_hex_digits(value: Any) -> None:
+    """R8a: anything else in `contribution` is invalid_field, never silently changed."""
+    frame = msgpack.packb({"type": "start", "id": 3, "table": "t1", "contribution": value})
+    exc = fails(frame)
+    assert exc.code is ErrorCode.INVALID_FIELD and exc.details == {"field": "$.contribution"}
+
+
+def test_a_contribution_of_64_hex_digits_is_accepted() -> None:
+    frame = msgpack.packb({"type": "rematch", "id": 3, "table": "t1",
+                           "contribution": "0f" * 32})
+    assert protocol.decode_client(frame) == protocol.Rematch(id=3, table="t1",
+                                                             contribution="0f" * 32)

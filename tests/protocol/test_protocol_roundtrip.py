@@ -63,6 +63,9 @@ def test_catalogue_is_complete() -> None:
         "discard",
         "signal",
         "get_record",
+        "rematch",
+        "chat",
+        "mute",
     }
     assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event"}
     assert set(protocol.EVENT_TYPES) == {
@@ -84,4 +87,7 @@ def test_catalogue_is_complete() -> None:
         "signal",
         "signal_sent",
         "turn",
+        "deals_committed",
+        "rematch_accepted",
+        "chat",
     }

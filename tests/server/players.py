@@ -62,7 +62,7 @@ def _stale(client: NetClient, index: int, table: str) -> bool:
 
 async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "last",
                    timeout: float = 60, after_seq: int | None = None,
-                   max_plays: int | None = None) -> dict[str, Any] | None:
+                   max_plays: int | None = None, start: int = 0) -> dict[str, Any] | None:
     """Play every turn of ``seat`` until the match ends; return the match_over payload.
 
     It walks the event stream in order and acts on each ``turn`` of its seat that is still
@@ -70,10 +70,11 @@ async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "las
     (``client.acted_turns``, kept across reconnections), as a real client acting on its
     model would: the server announces each turn exactly once. Turns numbered ``after_seq``
     or lower are only read. With ``max_plays`` it returns None once it has played that
-    many cards.
+    many cards. ``start`` is the index in ``client.events`` to begin with (a rematch: the
+    events after the first match's end).
     """
     hand = Hand()
-    index = 0
+    index = start
     plays = 0
     async with asyncio.timeout(timeout):
         while True:

@@ -87,6 +87,15 @@ async def test_spectator_sees_every_public_event_and_no_hidden_card_or_signal(co
     frames = b"".join(f for f in watcher.frames if b"match_over" not in f)
     for card in set(ALL_CARDS) - played:
         assert msgpack.packb(card) not in frames, f"unplayed {card} reached the spectator"
+    # R8a: the seed material is in the record at the end, and in no frame before it, for
+    # the spectator or a player (it predicts every hand).
+    revealed = watcher.payloads("match_over")[0]["record"]["fair"]
+    for c in (watcher, *clients):
+        before = b"".join(c.frames[:next(i for i, f in enumerate(c.frames)
+                                         if b"match_over" in f)])
+        for name in ("secret", "salt", "seed"):
+            assert revealed[name].encode() not in before, (name, c.welcome["name"])
+            assert revealed[name][:16].encode() not in before
     # It saw each public event the players saw, in the same order (its numbers are its
     # own: a viewer's sequence counts only what it may see).
     kinds = ("card_played", "trick_done", "deal_scored", "match_over")

@@ -57,7 +57,9 @@ async def test_create_then_join_add_remove_start_each_ok_comes_before_its_events
         "ok", "table_changed"]
     got = await sent_then(ana, "start", table=table)
     assert shape(got)[0] == "ok"
-    assert shape(got)[1:] == ["deal_started", "hand_dealt", "turn", "table_changed"]
+    # R8a (1.3): the commitment to the deals comes first, before any card.
+    assert shape(got)[1:] == ["deals_committed", "deal_started", "hand_dealt", "turn",
+                              "table_changed"]
     seqs = [m["seq"] for m in got[1:]]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
 

@@ -1,0 +1,50 @@
+"""Issue 15 as a person meets it in the terminal client (a real ``aluette`` in a pty, a
+real server subprocess): chat lines set apart, spectators' words never shown to a seat,
+the deals' commitment checked at the start and proven at the end (R8a), and a rematch in
+one keystroke."""
+
+from __future__ import annotations
+
+import re
+
+from .conftest import ServerProcess, plain
+from .test_cli_game import open_table
+
+
+def test_chat_fair_deals_and_a_rematch_in_one_keystroke(server_proc: ServerProcess,
+                                                        spawn) -> None:
+    ana = spawn("--server", server_proc.url, "--name", "Ana")
+    table = open_table(ana)
+    bo = spawn("--server", server_proc.url, "--name", "Bo")
+    bo.expect("Type `help`")
+    bo.send(f"watch {table}")
+    bo.expect("You are watching table")
+    bo.send("say Ana holds Monsieur")                  # a spectator: to spectators only
+    bo.expect(re.escape("[chat] Bo (watching): Ana holds Monsieur"))
+    ana.send("'good luck everyone")                    # a seat: to everyone
+    ana.expect(re.escape("[chat] you: good luck everyone"))
+    bo.expect(re.escape("[chat] Ana: good luck everyone"))
+    ana.send("start")
+    ana.expect(r"Match 1 at this table: the deals are committed \(R8a\) to [0-9a-f]{16}…; "
+               r"your contribution is in\.")
+    for _ in range(9):
+        hand = ana.wait_turn()
+        ana.send(hand[-1])
+        ana.expect(re.escape(f"you play {hand[-1]}"))
+    ana.expect(re.escape("Fair deals (R8a): every deal followed from the seed committed "
+                         "before the first card"))
+    ana.expect(re.escape("Type `r` to play again"))
+    bo.expect(re.escape("Fair deals (R8a): every deal followed from the seed committed"))
+    ana.send("chat")                                   # the chat alone, apart from the game
+    ana.expect(re.escape(f"Chat at table {table}"))
+    ana.expect(re.escape("[chat] you: good luck everyone"))
+    ana.send("r")                                      # the rematch: bots always agree
+    ana.expect(r"Match 2 at this table: the deals are committed \(R8a\) to [0-9a-f]{16}…; "
+               r"your contribution is in\.")
+    ana.expect("The match starts!")
+    ana.wait_turn()
+    bo.expect(r"Match 2 at this table: the deals are committed \(R8a\) to [0-9a-f]{16}…\.")
+    assert "Ana holds Monsieur" not in plain(ana.output)
+    assert "⚠" not in plain(ana.output) and "⚠" not in plain(bo.output)
+    ana.quit()
+    bo.quit()
