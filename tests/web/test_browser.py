@@ -680,7 +680,7 @@ async def test_private_table_link_code_and_join_by_code(browser, server_proc):
 
 
 async def test_a_second_tab_of_the_same_session_takes_over_and_back(browser, server_proc):
-    """PROTOCOL.md 4009: opening the session elsewhere closes the other connection, which
+    """docs/PROTOCOL.md 4009: opening the session elsewhere closes the other connection, which
     must not reconnect by itself (the two tabs would fight); the page says so and offers
     to take the session back."""
     await server_proc()
