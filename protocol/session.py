@@ -332,27 +332,30 @@ class ServerSession:
         ok: Send,
         replay: list[tuple[int, bytes]] | None,
         snapshot: tuple[int, list[EventPayload]] | None,
+        upto: int | None = None,
     ) -> list[Send]:
         """The resume's frames in the documented order: its ``ok``, then the replay (or
         the snapshot), then the live events held meanwhile, without duplicates.
 
-        ``replay`` is ``[(seq, payload)]`` in order, continuing from the client's
-        ``last_seq``; ``snapshot`` is ``(seq, [table_changed, snapshot])``. If the held
-        events overflowed, or a held event does not continue the sequence, the caller must
-        send a snapshot: this returns what it could and leaves :meth:`needs_snapshot` True.
+        ``replay`` is ``[(seq, payload)]`` in order, ending at ``upto`` (the viewer's
+        number when the replay was read; an empty replay means the viewer had everything);
+        ``snapshot`` is ``(seq, [table_changed, snapshot])``. If the held events
+        overflowed, or a held event does not continue the sequence, the caller must send a
+        snapshot: this returns what it could and leaves :meth:`needs_snapshot` True.
         """
         catchup = self._catchup.pop(table, None) or _Catchup()
         out = [ok]
         if snapshot is not None:
             out += self.rebase(table, snapshot[0], snapshot[1])
         elif replay is not None:
-            if replay:
-                self.sent_seq[table] = replay[0][0] - 1
+            end = upto if upto is not None else (replay[-1][0] if replay else None)
+            if end is not None:
+                self.sent_seq[table] = end - len(replay)
             for seq, payload in replay:
-                if seq == self.sent_seq[table] + 1:
+                if seq == self.sent_seq.get(table, seq - 1) + 1:
                     self.sent_seq[table] = seq
                     out.append(Send(_event_frame(table, seq, payload)))
-        self._needs_snapshot = catchup.overflow
+        self._needs_snapshot = catchup.overflow or table not in self.sent_seq
         for seq, payload in catchup.held:
             try:
                 frame = self.event(table, seq, payload)

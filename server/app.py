@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import http
 import ipaddress
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -131,6 +133,8 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
             ping_timeout=settings.ping_timeout_s,
             close_timeout=settings.close_timeout_s,
             process_request=_process_request(hub, settings),
+            # --workers: sibling processes share the port (the kernel spreads connections).
+            reuse_port=bool(os.environ.get("ALUETTE_REUSE_PORT")),
             origins=web.ws_origins(web.parse_origins(settings.allowed_origins)),
             server_header=None,
         ) as server:
@@ -159,6 +163,12 @@ async def run(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
     async with running(settings) as srv:
+        # Collection pauses stall the loop (issue 11: 160-170 ms full collections at 400
+        # tables piled up store writes): what start-up made is frozen out of every later
+        # collection, and young collections run less often.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
         print(f"aluette-server listening on ws://{settings.host}:{srv.port} "
               f"(play in a browser: http://{settings.host}:{srv.port}/; "
               f"health: http://{settings.host}:{srv.port}/healthz)", flush=True)
@@ -172,6 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        if settings.workers > 1:
+            from .workers import run_workers
+
+            return asyncio.run(run_workers(settings, list(argv or sys.argv[1:])))
         asyncio.run(run(settings))
     except StoreError as exc:
         # Refused storage (data directory in use, a store that is not ours, an empty store

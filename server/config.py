@@ -70,8 +70,17 @@ class Settings:
     max_pings_per_second: float = 5.0
     #: The most a table's ``bot_budget`` may ask for (bots' thinking is the server's cost).
     max_bot_budget: float = 1.0
-    #: Threads that compute bot moves.
+    #: Processes that compute bot moves (0: threads of this process, for tests that
+    #: patch a bot); a decision that takes longer than ``bot_timeout_s`` is replaced by a
+    #: legal move.
     bot_workers: int = 2
+    bot_timeout_s: float = 5.0
+    #: A table's owner holds its lease this long unless renewed every ``lease_renew_s``:
+    #: when a process dies, another runs its tables' bots and timers within the TTL.
+    lease_ttl_s: float = 3.0
+    lease_renew_s: float = 1.0
+    #: Server processes on this port (SO_REUSEPORT), sharing one store.
+    workers: int = 1
     #: WebSocket ping interval and timeout (keepalive), seconds.
     ping_interval_s: float = 20.0
     ping_timeout_s: float = 20.0
@@ -114,6 +123,10 @@ ENV = {
     "max_pings_per_second": "ALUETTE_MAX_PINGS_PER_SECOND",
     "max_bot_budget": "ALUETTE_MAX_BOT_BUDGET",
     "bot_workers": "ALUETTE_BOT_WORKERS",
+    "bot_timeout_s": "ALUETTE_BOT_TIMEOUT",
+    "lease_ttl_s": "ALUETTE_LEASE_TTL",
+    "lease_renew_s": "ALUETTE_LEASE_RENEW",
+    "workers": "ALUETTE_WORKERS",
     "ping_interval_s": "ALUETTE_PING_INTERVAL",
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
@@ -152,7 +165,11 @@ HELP = {
     "drain_timeout_s": "seconds any write may wait on a peer before the connection is aborted",
     "max_pings_per_second": "websocket pings a client may send per second",
     "max_bot_budget": "the most bot_budget a table may ask for",
-    "bot_workers": "threads computing bot moves",
+    "bot_workers": "processes computing bot moves (0: threads)",
+    "bot_timeout_s": "seconds a bot may think before a legal move is played instead",
+    "lease_ttl_s": "seconds a table's owner holds its lease unless renewed",
+    "lease_renew_s": "seconds between lease renewals",
+    "workers": "server processes sharing this port and the store",
     "ping_interval_s": "websocket keepalive ping interval, seconds",
     "ping_timeout_s": "websocket keepalive timeout, seconds",
     "sweep_interval_s": "seconds between clean-up sweeps",

@@ -100,7 +100,8 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
                 return
         lobby = hub.lobby
         if isinstance(cmd, protocol.ListTables):
-            client.send(session.ok(cmd.id, lobby.page(client.player, cmd.cursor, cmd.limit)))
+            client.send(session.ok(cmd.id, await lobby.page(client.player, cmd.cursor,
+                                                           cmd.limit)))
         elif isinstance(cmd, protocol.CreateTable):
             await lobby.create(client, client.address, cmd)
             created = lobby.tables.get(table_id_for(client.player, cmd.id))
@@ -117,7 +118,7 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             if isinstance(cmd, protocol.Resume) and cmd.token != client.token:
                 raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
                                    "current token (the one in your latest welcome)")
-            table = lobby.get(table_id)
+            table = await lobby.find(table_id)
             await table.command(client, cmd)
             if client in table.viewers:
                 client.tables.add(table.id)

@@ -8,12 +8,15 @@ synchronous step, so concurrent creates cannot overshoot them), the paginated
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import hashlib
 import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 import msgpack
 import msgspec
@@ -26,14 +29,19 @@ from server.store.keys import check_id
 
 from . import mutations
 from .botrunner import BotRunner
+from .cluster import Cluster
 from .config import Settings
 from .mutations import Work
 from .supervisor import Supervisor
 from .table import Table, number_events
-from .tablestate import TableState
+from .tablestate import TableState, lobby_entry
 from .viewer import Viewer
 
 log = logging.getLogger(__name__)
+
+#: How long a process reuses the lobby it read from the store (``list_tables`` and the
+#: table limits), in seconds: many lobby requests cost one read.
+LOBBY_CACHE_S = 0.5
 
 #: Lobby order: tables with free seats first, then matches being played, then the rest.
 _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
@@ -46,7 +54,8 @@ def table_id_for(player: str, command_id: int) -> str:
 
 class Lobby:
     def __init__(self, store: Store, settings: Settings, supervisor: Supervisor,
-                 bots: BotRunner, clock: Callable[[], float] = time.time) -> None:
+                 bots: BotRunner, cluster: Cluster,
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
         self.supervisor = supervisor
@@ -56,6 +65,11 @@ class Lobby:
         self._creating: Counter[str] = Counter()       # player -> creates in flight
         self._creating_from: Counter[str] = Counter()  # address -> creates in flight
         self._address_of: dict[str, str] = {}          # table id -> creator's address
+        self.cluster = cluster
+        #: The lobby as every process sees it: read from the store, kept for a moment.
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._entries_at = -1.0
+        self._loading: dict[str, asyncio.Future[Table | None]] = {}
 
     # ------------------------------------------------------------------ registry
 
@@ -65,11 +79,58 @@ class Lobby:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
         return table
 
+    async def find(self, table_id: str) -> Table:
+        """The table, loaded from the store if another process made it (any process
+        serves any table)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            try:
+                check_id("table", table_id)
+            except ValueError:
+                raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table") from None
+            try:
+                table = await self.load(table_id)
+            except StorageUnavailable:
+                raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                                   "storage is unavailable; try again") from None
+        if table is None or table.closed:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
+        return table
+
+    async def load(self, table_id: str) -> Table | None:
+        """Load one stored table (once, however many ask at the same moment)."""
+        if table_id in self.tables:
+            return self.tables[table_id]
+        pending = self._loading.get(table_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._loading[table_id] = future
+        try:
+            loaded = await self.store.load_table(table_id)
+            table = None
+            if loaded is not None:
+                version, raw = loaded
+                try:
+                    table = self._adopt(TableState.from_bytes(raw), version)
+                except (ValueError, TypeError, KeyError, msgspec.ValidationError):
+                    log.exception("table %s: unreadable stored state; left alone", table_id)
+            future.set_result(table)
+            return table
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()   # retrieved: waiters get it through the shield
+            raise
+        finally:
+            self._loading.pop(table_id, None)
+
     def _adopt(self, state: TableState, version: int) -> Table:
         table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
-                      clock=self.clock)
+                      cluster=self.cluster, clock=self.clock)
         self.tables[state.id] = table
+        self.cluster.watch(state.id)
         self._start_clock(table)
+        self.supervisor.spawn(f"table {table.id} follower", table.follow())
         return table
 
     def _start_clock(self, table: Table) -> None:
@@ -79,42 +140,59 @@ class Lobby:
                 self._start_clock(table)
         self.supervisor.spawn(f"table {table.id} clock", table.run(), on_error=restart)
 
-    async def load(self) -> None:
-        """Restart recovery: every stored table resumes where its last stored command left
-        it. Seated humans are disconnected now (their grace periods go on from when they
-        dropped, or start now for those who were connected); bots and timers start again."""
+    async def load_all(self) -> None:
+        """Restart recovery: every stored table is loaded as its last stored command left
+        it. Whichever process then takes a table's lease marks the seats whose players are
+        connected nowhere as disconnected (their grace periods go on from when they
+        dropped, or start then); bots and timers start again under that owner."""
         for tid in await self.store.table_ids():
-            loaded = await self.store.load_table(tid)
-            if loaded is None:
-                continue
-            version, raw = loaded
-            try:
-                state = TableState.from_bytes(raw)
-            except (ValueError, TypeError, KeyError, msgspec.ValidationError):
-                log.exception("table %s: unreadable stored state; left alone", tid)
-                continue
-            table = self._adopt(state, version)
-            seats = [i for i, s in enumerate(state.seats) if s.kind == "human" and s.connected]
-            if seats:
-                async with table.lock:
-                    def mark(w: Work, seats: list[int] = seats) -> None:
-                        for seat in seats:
-                            mutations.connection_change(w, seat, False)
-                    await table._execute(mark)
+            await self.load(tid)
         log.info("loaded %d tables from storage", len(self.tables))
 
     async def close(self) -> None:
-        """Stop every table's clock; commands being stored finish first."""
+        """Stop every table's clock; commands being stored finish first; the leases this
+        process holds are let go so another process takes its tables at once."""
         for table in list(self.tables.values()):
             async with table.lock:
                 table.closed = True
             table.close()
+            if table.owned:
+                with contextlib.suppress(StorageUnavailable):
+                    await self.store.release_lease(table.id, self.cluster.process)
 
     # ------------------------------------------------------------------ creating
 
-    def _open_tables_of(self, player: str) -> int:
-        return sum(1 for t in self.tables.values() if t.state.creator == player
-                   and t.state.status in ("waiting", "playing") and not t.closed)
+    async def entries(self, fresh: bool = False) -> dict[str, dict[str, Any]]:
+        """Every table's lobby entry, from the store (so every process sees the same
+        lobby), read at most every ``LOBBY_CACHE_S``; this process's own tables overlay it
+        at once."""
+        now = time.monotonic()
+        if fresh or now - self._entries_at > LOBBY_CACHE_S:
+            ids = await self.store.table_ids()
+            raw = await self.store.lobby_infos(ids)
+            self._entries = {}
+            for tid, blob in raw.items():
+                try:
+                    entry = msgpack.unpackb(blob)
+                    entry["info"] = msgspec.msgpack.decode(entry["info"], type=protocol.TableInfo)
+                    self._entries[tid] = entry
+                except (ValueError, TypeError, KeyError, msgpack.UnpackException,
+                        msgspec.ValidationError):
+                    continue
+            self._entries_at = now
+        merged = dict(self._entries)
+        for tid, t in self.tables.items():
+            if not t.closed:
+                merged[tid] = {"created": t.state.created_at, "creator": t.state.creator,
+                               "private": t.state.private, "players": t.state.humans(),
+                               "status": t.state.status, "info": t.info()}
+            else:
+                merged.pop(tid, None)
+        return merged
+
+    def _open_tables_of(self, player: str, entries: dict[str, dict[str, Any]]) -> int:
+        return sum(1 for e in entries.values() if e["creator"] == player
+                   and e["status"] in ("waiting", "playing"))
 
     def _open_tables_from(self, address: str) -> int:
         return sum(1 for tid, a in self._address_of.items() if a == address
@@ -137,10 +215,16 @@ class Lobby:
                 existing.subscribe(viewer)
             return
         s = self.settings
-        if len(self.tables) + sum(self._creating.values()) >= s.max_tables:
+        try:
+            entries = await self.entries()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                               "storage is unavailable; nothing was created") from None
+        if len(entries) + sum(self._creating.values()) >= s.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
                                "it can hold; join one or try later")
-        if self._open_tables_of(player) + self._creating[player] >= s.max_tables_per_player:
+        mine = self._open_tables_of(player, entries)
+        if mine + self._creating[player] >= s.max_tables_per_player:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, f"you already have "
                                f"{s.max_tables_per_player} open tables; finish or leave one",
                                details={"limit": s.max_tables_per_player})
@@ -155,11 +239,11 @@ class Lobby:
                                         s.max_bot_budget)
             work = Work(state, None, now=self.clock())
             work.table_changed()
-            entries = number_events(state, work)
+            events = number_events(state, work)
             try:
                 version = await self.store.create_table(
-                    tid, state.to_bytes(), [(e.gseq, e.pack()) for e in entries],
-                    ttl_s=s.table_key_ttl_s)
+                    tid, state.to_bytes(), [(e.gseq, e.pack()) for e in events],
+                    ttl_s=s.table_key_ttl_s, info=lobby_entry(state, 0))
             except VersionConflict:
                 # Created before a lost acknowledgement: adopt what is stored.
                 loaded = await self.store.load_table(tid)
@@ -180,20 +264,30 @@ class Lobby:
                 del self._creating_from[address]
         table = self.tables.get(tid) or self._adopt(state, version)
         self._address_of[tid] = address
+        with contextlib.suppress(StorageUnavailable):
+            if await self.cluster.acquire(tid):     # its creator's process runs it
+                table.set_owned(True)
         viewer.send(viewer.session.ok(cmd.id, CreateResult(table=tid, seat=0,
                                                            code=state.code)))
         table.subscribe(viewer)
 
     # ------------------------------------------------------------------ listing
 
-    def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
-        """One page of the lobby: public tables and the private ones you sit at, tables
-        with free seats first, then matches in play, then finished ones."""
+    async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
+        """One page of the lobby, over every process: public tables and the private ones
+        you sit at, tables with free seats first, then matches in play, then finished
+        ones."""
         size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
-        visible = [t for t in self.tables.values() if not t.closed and (
-            not t.state.private or t.state.seat_of(player) is not None)]
-        def key(t: Table) -> tuple[int, float, str]:
-            return (_STATUS_RANK.get(t.state.status, 9), -t.state.created_at, t.id)
+        try:
+            entries = await self.entries()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
+        visible = [(tid, e) for tid, e in entries.items()
+                   if not e["private"] or player in e["players"]]
+
+        def key(item: tuple[str, dict[str, Any]]) -> tuple[int, float, str]:
+            tid, e = item
+            return (_STATUS_RANK.get(e["status"], 9), -float(e["created"]), tid)
         visible.sort(key=key)
         start = 0
         if cursor:
@@ -201,10 +295,14 @@ class Lobby:
             start = next((i for i, t in enumerate(visible) if key(t) > after), len(visible))
         chunk = visible[start:start + size]
         more = start + size < len(visible)
-        seats = [SeatRef(table=t.id, seat=seat, status=t.state.status)
-                 for t in self.tables.values()
-                 if not t.closed and (seat := t.state.seat_of(player)) is not None]
-        return TablesPage(tables=[t.info() for t in chunk], seats=seats,
+        seats = []
+        for tid, e in entries.items():
+            if player in e["players"]:
+                table = self.tables.get(tid) or await self.load(tid)
+                seat = table.state.seat_of(player) if table is not None else None
+                if seat is not None:
+                    seats.append(SeatRef(table=tid, seat=seat, status=e["status"]))
+        return TablesPage(tables=[e["info"] for _, e in chunk], seats=seats,
                           next=_encode_cursor(key(chunk[-1])) if more and chunk else None)
 
     # ------------------------------------------------------------------ records
@@ -263,6 +361,8 @@ class Lobby:
         s = self.settings
         removed = []
         for tid, table in list(self.tables.items()):
+            if not table.owned:
+                continue       # its owner sweeps it
             st = table.state
             finished = st.status in ("finished", "abandoned") and (
                 (st.finished_at or st.last_activity) + s.table_ttl_s <= now)
@@ -285,6 +385,9 @@ class Lobby:
                 table.close()
                 self.tables.pop(tid, None)
                 self._address_of.pop(tid, None)
+                self.cluster.unwatch(tid)
+                with contextlib.suppress(StorageUnavailable):
+                    await self.store.publish_closed(tid, self.cluster.process)
             removed.append(tid)
             log.info("table %s cleaned up (%s)", tid,
                      "finished" if finished else "waiting too long" if stale else "deserted")
@@ -292,6 +395,9 @@ class Lobby:
 
     def stalled(self) -> int:
         return sum(1 for t in self.tables.values() if t.stalled_since is not None)
+
+    def owned(self) -> int:
+        return sum(1 for t in self.tables.values() if t.owned and not t.closed)
 
 
 def _record_match(raw: bytes) -> int | None:

@@ -41,9 +41,10 @@ from server.store import StorageUnavailable, Store, VersionConflict
 
 from . import chat, mutations
 from .botrunner import BotRunner
+from .cluster import Cluster
 from .config import Settings
 from .mutations import Audience, Watchers, Work
-from .tablestate import TableState
+from .tablestate import TableState, lobby_entry
 from .viewer import Viewer
 
 log = logging.getLogger(__name__)
@@ -141,7 +142,8 @@ class Due:
 
 class Table:
     def __init__(self, state: TableState, version: int, *, store: Store, settings: Settings,
-                 bots: BotRunner, clock: Callable[[], float] = time.time) -> None:
+                 bots: BotRunner, cluster: Cluster,
+                 clock: Callable[[], float] = time.time) -> None:
         self.state = state
         self.version = version
         self.match = Match.from_dict(state.match) if state.match else None
@@ -159,6 +161,14 @@ class Table:
         self._turn_started = clock()
         self.stalled_since: float | None = None
         self.closed = False
+        self.cluster = cluster
+        #: This process runs the table's clock (it holds the table's lease).
+        self.owned = False
+        #: ``<process>|<player>`` -> connections at this table, over every process (this
+        #: process's own fields are kept here exactly; the others' are refreshed).
+        self.present: dict[str, int] = {}
+        #: Messages from the other processes' commits (None: catch up from the log).
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._note_turn()
 
     @property
@@ -167,24 +177,64 @@ class Table:
 
     # ------------------------------------------------------------------ who is here
 
+    def _live_fields(self) -> list[tuple[str, int]]:
+        return [(f, n) for f, n in self.present.items() if n > 0 and self.cluster.alive(f)]
+
     def spectators(self) -> int:
-        """Connections watching without a seat."""
-        return sum(1 for v in self.viewers if self.state.seat_of(v.player) is None)
+        """Connections watching without a seat, on every process."""
+        return sum(n for f, n in self._live_fields()
+                   if self.state.seat_of(f.partition("|")[2]) is None)
 
     def humans_watching(self) -> bool:
-        """Someone is here: a seated player's connection or a spectator. Bots pause without."""
-        return any(v.open for v in self.viewers)
+        """Someone is here, on any process: a seated player's connection or a spectator.
+        Bots pause without."""
+        return bool(self._live_fields())
+
+    def _connected(self, player: str) -> bool:
+        return any(f.partition("|")[2] == player for f, _ in self._live_fields())
+
+    def _add_viewer(self, viewer: Viewer) -> None:
+        if viewer in self.viewers:
+            return
+        self.viewers[viewer] = None
+        self._count(viewer.player, +1)
+
+    def _remove_viewer(self, viewer: Viewer) -> None:
+        if self.viewers.pop(viewer, False) is None:
+            self._count(viewer.player, -1)
+
+    def _count(self, player: str, delta: int) -> None:
+        field = self.cluster.field(player)
+        n = self.present.get(field, 0) + delta
+        if n > 0:
+            self.present[field] = n
+        else:
+            self.present.pop(field, None)
+        self.cluster.count(self.id, player, delta)
+
+    async def refresh_presence(self) -> None:
+        """The other processes' presence counts, read from the store; ours stay exact."""
+        mine = self.cluster.process + "|"
+        stored = await self.store.present(self.id)
+        fresh = {f: n for f, n in stored.items() if not f.startswith(mine)}
+        fresh.update({f: n for f, n in self.present.items() if f.startswith(mine)})
+        if fresh != self.present:
+            self.present = fresh
+            self._wake.set()
+
+    def set_owned(self, owned: bool) -> None:
+        if owned != self.owned:
+            self.owned = owned
+            self._turn_started = self.clock()   # a new owner counts a bot's pause afresh
+            self._wake.set()
 
     def _watchers(self) -> frozenset[str]:
-        """Players watching with an open connection and no seat (a spectator's chat)."""
-        return frozenset(v.player for v in self.viewers
-                         if v.open and self.state.seat_of(v.player) is None)
+        """Players watching without a seat, on every process (a spectator's chat)."""
+        return frozenset(p for f, _ in self._live_fields()
+                         if self.state.seat_of(p := f.partition("|")[2]) is None)
 
     def info(self) -> protocol.TableInfo:
         return self.state.info(self.spectators())
-
-    def _open_viewers_of(self, player: str) -> list[Viewer]:
-        return [v for v in self.viewers if v.player == player and v.open]
 
     # ------------------------------------------------------------------ commands
 
@@ -286,9 +336,9 @@ class Table:
             try:
                 entries, counters = await self._commit(work, origin, result)
             except VersionConflict:
-                log.warning("table %s: version conflict (attempt %d); reloading", self.id,
+                log.warning("table %s: version conflict (attempt %d); catching up", self.id,
                             attempt + 1)
-                await self.reload()
+                await self._catch_up_locked()
                 continue
             self._deliver(entries, counters, origin, result)
             return result
@@ -319,10 +369,18 @@ class Table:
             reply = (origin.viewer.player,
                      self._remember(origin.viewer.player, origin.command.id,
                                     protocol.encode(result)))
+        doc = state.to_bytes()
+        info = None
+        if any(isinstance(em.payload, protocol.TableChanged) for em in work.events):
+            info = lobby_entry(state, self.spectators())
+        message = msgpack.packb([self.cluster.process, self.version + 1, doc,
+                                 [[e.gseq, list(e.recipients) if e.recipients is not None
+                                   else None, e.payload] for e in entries], self.clock()])
         try:
             self.version = await self.store.commit(
-                state.id, self.version, state.to_bytes(),
+                state.id, self.version, doc,
                 [(e.gseq, e.pack()) for e in entries], self.settings.event_log_max,
+                info=info, publish=message,
                 ttl_s=self.settings.table_key_ttl_s, reply=reply, replies_kept=REPLIES_KEPT,
                 replies_ttl_s=self.settings.session_ttl_s, record=record,
                 record_ttl_s=self.settings.record_ttl_s,
@@ -368,12 +426,98 @@ class Table:
                         out = viewer.session.event(self.id, seq, e.payload)
                         if out is not None:
                             frames.append(out)
-            except SequenceGap:
-                log.error("table %s: sequence gap for %s; sending a snapshot", self.id, player)
+            except SequenceGap as gap:
+                log.error("table %s: sequence gap for %s (%s); sending a snapshot", self.id,
+                          player, gap)
                 frames = self.head(viewer)
             viewer.send_all(frames)
         self._note_turn()
         self._wake.set()
+
+    # ------------------------------------------------------------------ other processes
+
+    async def follow(self) -> None:
+        """Apply the other processes' commits of this table, in order (a supervised task):
+        adopt the new document and deliver the events to this process's viewers, each in
+        its own numbering. A message that skips a version means one was missed: the table
+        catches up from its event log instead."""
+        while not self.closed:
+            message = await self.inbox.get()
+            try:
+                async with self.lock:
+                    if message is None:
+                        await self._catch_up_locked()
+                    else:
+                        await self._remote(message)
+            except StorageUnavailable as exc:
+                log.warning("table %s: could not catch up (%s); will again", self.id, exc)
+                self.inbox.put_nowait(None)
+                await asyncio.sleep(1)
+
+    async def _remote(self, message: bytes) -> None:
+        process, version, doc, raw, sent = msgpack.unpackb(message)
+        if version == -1 and process != self.cluster.process:
+            self._closed_elsewhere()
+            return
+        if process == self.cluster.process or version <= self.version:
+            return
+        self.cluster.last_lag_ms = max(0.0, (self.clock() - sent) * 1000)
+        if version != self.version + 1:
+            self.cluster.gaps += 1
+            await self._catch_up_locked()
+            return
+        entries = [Entry(g, tuple(r) if r is not None else None, p) for g, r, p in raw]
+        self._adopt_remote(version, TableState.from_bytes(doc), entries)
+
+    def _closed_elsewhere(self) -> None:
+        """The owner swept the table: tell this process's viewers, and let it go."""
+        st = self.state
+        if st.status != "finished":
+            st.status = "abandoned"
+        for viewer in list(self.viewers):
+            viewer.send_all(viewer.session.rebase(
+                self.id, st.seq_for(viewer.player), [protocol.TableChanged(table=st.info(0))]))
+        self.close()
+
+    def _adopt_remote(self, version: int, fresh: TableState, entries: list[Entry]) -> None:
+        counters = (self.state.pub, dict(self.state.priv))
+        self.version, self.state = version, fresh
+        self.match = Match.from_dict(fresh.match) if fresh.match else None
+        self._replies.clear()
+        self._deliver(entries, counters, None, None)
+
+    async def catch_up(self) -> None:
+        async with self.lock:
+            await self._catch_up_locked()
+
+    async def take_over(self) -> None:
+        """This process has just taken the table's lease: whoever the seats' connections
+        were on, a seat with no live connection anywhere is disconnected now (a restart, or
+        the previous owner's process died with them); its grace period runs from now."""
+        await self.catch_up()
+        await self.refresh_presence()
+        for seat, s in enumerate(self.state.seats):
+            if s.kind == "human" and s.player and s.connected != self._connected(s.player):
+                await self.presence(seat)
+
+    async def _catch_up_locked(self) -> None:
+        """Read what this process missed from the store: the document, and the log after
+        the last event it delivered (or, if those were trimmed, re-base every viewer)."""
+        loaded = await self.store.load_table(self.id)
+        if loaded is None:
+            self.closed = True
+            return
+        version, raw = loaded
+        if version <= self.version:
+            return
+        fresh = TableState.from_bytes(raw)
+        missed = await self.store.read_log(self.id, self.state.gseq)
+        entries = None if missed is None else [unpack_entry(g, b) for g, b in missed
+                                               if g <= fresh.gseq]
+        if entries is None or any(e is None for e in entries):
+            await self.reload()
+            return
+        self._adopt_remote(version, fresh, [e for e in entries if e is not None])
 
     async def reload(self) -> None:
         """Adopt the stored state (after a version conflict) and re-base every viewer."""
@@ -405,12 +549,12 @@ class Table:
 
     def subscribe(self, viewer: Viewer) -> None:
         """Start sending this table to ``viewer``, opening with its head."""
-        self.viewers[viewer] = None
+        self._add_viewer(viewer)
         viewer.send_all(self.head(viewer))
         self._wake.set()
 
     def unsubscribe(self, viewer: Viewer) -> None:
-        self.viewers.pop(viewer, None)
+        self._remove_viewer(viewer)
         viewer.session.forget(self.id)
 
     def _may_watch(self, viewer: Viewer, code: str | None) -> bool:
@@ -466,7 +610,7 @@ class Table:
         session = viewer.session
         was_watching = viewer in self.viewers
         session.begin_catchup(self.id)
-        self.viewers[viewer] = None
+        self._add_viewer(viewer)
         try:
             if seat is not None:
                 # Back at its seat before it hears anything: a bot playing the seat stops
@@ -484,7 +628,7 @@ class Table:
             if was_watching and viewer in self.viewers:
                 viewer.send_all(self.head(viewer))
             else:
-                self.viewers.pop(viewer, None)
+                self._remove_viewer(viewer)
             if isinstance(exc, StorageUnavailable):
                 raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                    "storage is unavailable; resume again shortly") from None
@@ -500,7 +644,7 @@ class Table:
         ok = session.ok(cmd.id, ResumeResult(table=self.id, seat=seat, seq=upto,
                                              snapshot=replay is None,
                                              replayed=len(replay) if replay else 0))
-        frames = session.finish_resume(self.id, ok, replay, snapshot)
+        frames = session.finish_resume(self.id, ok, replay, snapshot, upto)
         if session.needs_snapshot:
             frames += self.head(viewer)
         viewer.send_all(frames)
@@ -557,7 +701,10 @@ class Table:
             s = self.state.seats[seat]
             if s.kind != "human" or s.player is None:
                 return
-            connected = bool(self._open_viewers_of(s.player))
+            if len(self.cluster.live) > 1:
+                with contextlib.suppress(StorageUnavailable):
+                    await self.refresh_presence()     # a connection on another process
+            connected = self._connected(s.player)
             if s.connected == connected:
                 return
             try:
@@ -589,7 +736,10 @@ class Table:
             self._turn_started = self.clock()
 
     def next_due(self) -> Due | None:
-        """What this table will do by itself next, from its state alone."""
+        """What this table will do by itself next, from its state alone; nothing unless
+        this process owns the table (holds its lease)."""
+        if not self.owned:
+            return None
         state, m = self.state, self.match
         if state.status == "finished":
             at = mutations.rematch_due(state)
@@ -699,6 +849,8 @@ class Table:
                 return   # the table moved on while the bot thought
             if due.kind == "bot" and not self.state.controlled_by_bot(seat):
                 return   # its human came back meanwhile: the turn is theirs
+            if not self.owned or not self.humans_watching():
+                return   # paused (nobody watches) or another process runs the table now
             await self._execute(lambda w: self._bot_move(w, seat, action))
 
     def _bot_move(self, work: Work, seat: int, action: Action | None) -> None:

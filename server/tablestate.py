@@ -220,3 +220,17 @@ def _from_v1(data: dict[str, Any]) -> TableState:
         "created_at": data.get("created_at", 0.0), "finished_at": data.get("finished_at"),
         "last_activity": data.get("created_at", 0.0),
     }, TableState)
+
+
+def lobby_entry(state: TableState, spectators: int) -> bytes:
+    """What the lobby of every process reads of a table (stored with each commit that
+    changes it): its public description, and what the limits and ``list_tables`` need."""
+    import msgpack
+
+    from protocol import encode
+
+    return msgpack.packb({  # type: ignore[no-any-return]
+        "created": state.created_at, "creator": state.creator, "private": state.private,
+        "players": state.humans(), "status": state.status,
+        "info": encode(state.info(spectators)),
+    })

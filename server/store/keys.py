@@ -11,6 +11,12 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
 ``p:{t:<tid>}:record:<n>``         string  the record of the table's match number n
 ``p:{t:<tid>}:replies:<pid>``      list    a player's last replies at this table, so a
                                            resent command id gets its first answer
+``p:{t:<tid>}:ev``                 channel the table's committed events, for the other
+                                           server processes (sharded on a cluster)
+``p:{t:<tid>}:lease``              string  the process that runs the table's bots and
+                                           timers (expires unless renewed)
+``p:{t:<tid>}:present``            hash    ``<process>|<player>`` -> live connections
+``p:procs``                        zset    server processes, scored by last heartbeat
 ``p:{pl:<pid>}:session``           hash    name, current token digest, the presented
                                            one for a short grace; expires when idle
 ``p:tables``                       set     ids of live tables
@@ -85,6 +91,19 @@ class Keys:
 
     def replies(self, table_id: str, player_id: str) -> str:
         return f"{self.prefix}:{self.table_tag(table_id)}:replies:{check_id('player', player_id)}"
+
+    def events(self, table_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:ev"
+
+    def lease(self, table_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:lease"
+
+    def present(self, table_id: str) -> str:
+        return f"{self.prefix}:{self.table_tag(table_id)}:present"
+
+    @property
+    def procs(self) -> str:
+        return f"{self.prefix}:procs"
 
     def session(self, player_id: str) -> str:
         return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:session"

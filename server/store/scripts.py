@@ -8,7 +8,7 @@ lost, the retry finds its own nonce and reports success instead of a bogus confl
 
 from __future__ import annotations
 
-# KEYS: doc hash, log list. ARGV: doc, nonce, ttl seconds (0: none), entries...
+# KEYS: doc hash, log list. ARGV: doc, nonce, ttl seconds (0: none), lobby info, entries...
 # Returns {1, 1} on success, {0, current version} if the table exists.
 CREATE = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
@@ -17,8 +17,8 @@ if cur[1] then
   return {0, tonumber(cur[1])}
 end
 redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1], 'nonce', ARGV[2])
-if #ARGV >= 4 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 4, #ARGV)) end
+redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1], 'nonce', ARGV[2], 'info', ARGV[4])
+if #ARGV >= 5 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 5, #ARGV)) end
 local ttl = tonumber(ARGV[3])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
@@ -27,14 +27,18 @@ end
 return {1, 1}
 """
 
-# KEYS: doc hash, log list, replies list, record string, and optionally a second record
-# string (the match's own record key) (all of one table's hash tag).
+# KEYS: doc hash, log list, replies list, events channel, record strings... (all of one
+# table's hash tag; the channel is declared as a key so that a Redis Cluster routes the
+# sharded publish to the table's slot).
 # ARGV: expected version, doc, nonce, log_max, ttl (0: none), reply entry ('' for none),
-#       replies kept, replies ttl, record ('' for none), record ttl (0: none), entries...
+#       replies kept, replies ttl, record ('' for none), record ttl (0: none),
+#       lobby info ('' for unchanged), event message ('' for none), 'publish' or
+#       'spublish', entries...
 # Returns {1, new version}, {0, current version} on conflict, {0, -1} if no table.
 # The reply and the record are written in the same script as the state they belong to, so
 # an acknowledged command always has its remembered reply, and a finished match always
-# has its record: neither can be lost between two writes.
+# has its record: neither can be lost between two writes. The event message reaches the
+# other server processes in the same round trip (issue 11): one call per command.
 COMMIT = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
 if not cur[1] then return {0, -1} end
@@ -46,7 +50,8 @@ if v ~= expected then
 end
 local nv = v + 1
 redis.call('HSET', KEYS[1], 'version', nv, 'doc', ARGV[2], 'nonce', ARGV[3])
-for i = 11, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'info', ARGV[11]) end
+for i = 14, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
@@ -62,7 +67,7 @@ if ARGV[6] ~= '' then
 end
 if ARGV[9] ~= '' then
   local rttl = tonumber(ARGV[10])
-  for k = 4, #KEYS do
+  for k = 5, #KEYS do
     if rttl > 0 then
       redis.call('SET', KEYS[k], ARGV[9], 'EX', rttl)
     else
@@ -70,6 +75,7 @@ if ARGV[9] ~= '' then
     end
   end
 end
+if ARGV[12] ~= '' then redis.call(ARGV[13], KEYS[4], ARGV[12]) end
 return {1, nv}
 """
 
@@ -121,4 +127,28 @@ if redis.call('HGET', KEYS[1], 'current') ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], 'previous', 'previous_until')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
+"""
+
+# KEYS: lease keys... ARGV: process id, ttl ms. Renews the leases this process holds;
+# returns, per key, 1 if renewed, 0 if someone else holds it (or it expired).
+RENEW_LEASES = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, tonumber(ARGV[2]))
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out
+"""
+
+# KEYS: presence hash. ARGV: field, delta, ttl s. One process's count of one player's
+# connections to one table; a field that reaches 0 goes.
+PRESENCE = """
+local n = redis.call('HINCRBY', KEYS[1], ARGV[1], tonumber(ARGV[2]))
+if n <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return n
 """

@@ -12,6 +12,7 @@ trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import time
@@ -61,14 +62,19 @@ class Store:
     table nobody can find.
     """
 
-    def __init__(self, redis: aioredis.Redis, prefix: str = "aluette") -> None:
+    def __init__(self, redis: aioredis.Redis, prefix: str = "aluette",
+                 sharded: bool = True) -> None:
         self.redis = redis
+        #: On a Redis Cluster events go out with SPUBLISH (sharded pub/sub, issue 11).
+        self.sharded = sharded   # (SPUBLISH works on a single Redis >= 7 too)
         self.keys = Keys(prefix)
         self._create = redis.register_script(scripts.CREATE)
         self._commit = redis.register_script(scripts.COMMIT)
         self._read_log = redis.register_script(scripts.READ_LOG)
         self._session_hello = redis.register_script(scripts.SESSION_HELLO)
         self._session_confirm = redis.register_script(scripts.SESSION_CONFIRM)
+        self._renew = redis.register_script(scripts.RENEW_LEASES)
+        self._presence = redis.register_script(scripts.PRESENCE)
 
     @property
     def prefix(self) -> str:
@@ -102,6 +108,7 @@ class Store:
         doc: bytes,
         log: Sequence[tuple[int, bytes]] = (),
         ttl_s: int = 0,
+        info: bytes = b"",
     ) -> int:
         """Store a new table at version 1 with ``log`` as its first events; returns 1.
 
@@ -109,7 +116,7 @@ class Store:
         processes can never both think they created it. With ``ttl_s`` the table's keys
         expire that long after its last commit, so nothing outlives a lost table forever.
         """
-        return await self._create_table(table_id, doc, _nonce(), log, ttl_s)
+        return await self._create_table(table_id, doc, _nonce(), log, ttl_s, info)
 
     async def _create_table(
         self,
@@ -118,6 +125,7 @@ class Store:
         nonce: bytes,
         log: Sequence[tuple[int, bytes]] = (),
         ttl_s: int = 0,
+        info: bytes = b"",
     ) -> int:
         keys = self.keys
         entries = [encode_log_entry(seq, payload) for seq, payload in log]
@@ -125,7 +133,7 @@ class Store:
             await self.redis.sadd(keys.tables, table_id)
             ok, version = await self._create(
                 keys=[keys.doc(table_id), keys.log(table_id)],
-                args=[doc, nonce, int(ttl_s), *entries],
+                args=[doc, nonce, int(ttl_s), info, *entries],
             )
         if not ok:
             raise VersionConflict(table_id, None, int(version))
@@ -160,6 +168,8 @@ class Store:
         record: bytes | None = None,
         record_ttl_s: int = 0,
         record_match: int | None = None,
+        info: bytes | None = None,
+        publish: bytes | None = None,
     ) -> int:
         """Atomically replace the doc, bump the version and append ``log``; one round trip.
 
@@ -176,7 +186,8 @@ class Store:
         return await self._commit_with_nonce(
             table_id, expected_version, doc, log, log_max, _nonce(), ttl_s=ttl_s,
             reply=reply, replies_kept=replies_kept, replies_ttl_s=replies_ttl_s,
-            record=record, record_ttl_s=record_ttl_s, record_match=record_match,
+            record=record, record_ttl_s=record_ttl_s, record_match=record_match, info=info,
+            publish=publish,
         )
 
     async def _commit_with_nonce(
@@ -195,6 +206,8 @@ class Store:
         record: bytes | None = None,
         record_ttl_s: int = 0,
         record_match: int | None = None,
+        info: bytes | None = None,
+        publish: bytes | None = None,
     ) -> int:
         if log_max < 1:
             raise ValueError("log_max must be at least 1")
@@ -206,10 +219,14 @@ class Store:
             record_keys.append(keys.record(table_id, record_match))
         with unavailable_on_error(f"commit table {table_id}"):
             ok, version = await self._commit(
-                keys=[keys.doc(table_id), keys.log(table_id), replies_key, *record_keys],
+                keys=[keys.doc(table_id), keys.log(table_id), replies_key,
+                      keys.events(table_id), *record_keys],
                 args=[int(expected_version), doc, nonce, int(log_max), int(ttl_s),
                       reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
-                      record if record is not None else b"", int(record_ttl_s), *entries],
+                      record if record is not None else b"", int(record_ttl_s),
+                      info if info is not None else b"",
+                      publish if publish is not None else b"",
+                      "spublish" if self.sharded else "publish", *entries],
             )
         if not ok:
             actual = int(version)
@@ -237,6 +254,83 @@ class Store:
         with unavailable_on_error(f"delete table {table_id}"):
             await self.redis.delete(keys.doc(table_id), keys.log(table_id))
             await self.redis.srem(keys.tables, table_id)
+
+    async def lobby_infos(self, table_ids: Sequence[str]) -> dict[str, bytes]:
+        """Every listed table's lobby description, as its last commit stored it (one
+        pipelined round trip: ``list_tables`` reads the lobby from Redis, not from one
+        process's memory)."""
+        with unavailable_on_error("read the lobby"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for tid in table_ids:
+                    pipe.hget(self.keys.doc(tid), "info")
+                raw = await pipe.execute()
+        return {tid: info for tid, info in zip(table_ids, raw, strict=True) if info}
+
+    # -- leases, presence, processes (issue 11) ------------------------------------
+
+    async def acquire_lease(self, table_id: str, process: str, ttl_ms: int) -> bool:
+        """Take the table's lease if nobody holds it (SET NX with expiry)."""
+        with unavailable_on_error(f"lease {table_id}"):
+            return bool(await self.redis.set(self.keys.lease(table_id), process,
+                                             nx=True, px=int(ttl_ms)))
+
+    async def renew_leases(self, table_ids: Sequence[str], process: str,
+                           ttl_ms: int) -> list[bool]:
+        """Renew the leases this process holds; False where it lost one. On a cluster a
+        script may not span slots (nor be pipelined), so one script per table, at once."""
+        if not table_ids:
+            return []
+        with unavailable_on_error("renew leases"):
+            raw = await asyncio.gather(*(
+                self._renew(keys=[self.keys.lease(tid)], args=[process, int(ttl_ms)])
+                for tid in table_ids))
+        return [bool(r[0]) for r in raw]
+
+    async def lease_holder(self, table_id: str) -> str | None:
+        with unavailable_on_error(f"lease of {table_id}"):
+            raw = await self.redis.get(self.keys.lease(table_id))
+        return None if raw is None else raw.decode()
+
+    async def release_lease(self, table_id: str, process: str) -> None:
+        with unavailable_on_error(f"release {table_id}"):
+            await self._renew(keys=[self.keys.lease(table_id)], args=[process, 1])
+
+    async def presence(self, table_id: str, field: str, delta: int, ttl_s: int) -> int:
+        """Count one of this process's connections of a player in or out of a table."""
+        with unavailable_on_error(f"presence at {table_id}"):
+            return int(await self._presence(keys=[self.keys.present(table_id)],
+                                            args=[field, int(delta), int(ttl_s)]))
+
+    async def present(self, table_id: str) -> dict[str, int]:
+        """``{"<process>|<player>": connections}`` at a table, over every process."""
+        with unavailable_on_error(f"presence at {table_id}"):
+            raw = await self.redis.hgetall(self.keys.present(table_id))
+        return {k.decode(): int(v) for k, v in raw.items()}
+
+    async def publish_closed(self, table_id: str, process: str) -> None:
+        """Tell the other processes a table is gone (its keys were just deleted)."""
+        import msgpack
+
+        with unavailable_on_error(f"publish {table_id}"):
+            await self.redis.spublish(self.keys.events(table_id),
+                                      msgpack.packb([process, -1, b"", [], time.time()]))
+
+    async def heartbeat(self, process: str, now: float) -> None:
+        with unavailable_on_error("heartbeat"):
+            await self.redis.zadd(self.keys.procs, {process: now})
+
+    async def leave(self, process: str) -> None:
+        with unavailable_on_error("leave"):
+            await self.redis.zrem(self.keys.procs, process)
+
+    async def live_processes(self, since: float) -> list[str]:
+        """Processes that beat since ``since`` (a dead one's presence is ignored)."""
+        with unavailable_on_error("processes"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zremrangebyscore(self.keys.procs, "-inf", f"({since - 3600}")
+                pipe.zrangebyscore(self.keys.procs, since, "+inf")
+                _, raw = await pipe.execute()
+        return [p.decode() for p in raw]
 
     async def load_replies(self, table_id: str, player_id: str) -> list[bytes]:
         """A player's remembered reply entries at this table, newest first."""

@@ -254,3 +254,16 @@ def test_client_a_refused_resume_loses_the_table() -> None:
     err = protocol.encode(protocol.Error(id=cid, code="not_at_table", message="no"))
     outs = c.receive(err)
     assert TableLost("t", "not_at_table") in outs and "t" not in c.tables
+
+
+def test_a_resume_with_nothing_missed_still_starts_the_sequence() -> None:
+    """A new connection resuming at its current number gets an empty replay; the live
+    events held meanwhile must continue from that number (found: they were refused as
+    'before the subscription's snapshot' and the viewer got a snapshot instead)."""
+    s = open_server()
+    s.begin_catchup("t")
+    assert s.event("t", 8, b"\x80") is None                 # held
+    frames = s.finish_resume("t", s.ok(5, {}), [], None, upto=7)
+    assert [decoded(f)["seq"] for f in frames[1:]] == [8]
+    assert not s.needs_snapshot
+    assert s.event("t", 9, b"\x80") is not None

@@ -16,7 +16,7 @@ from .netclient import NetClient
 
 def server_settings(redis_url: str, key_prefix: str, **over: Any) -> Settings:
     base = Settings(host="127.0.0.1", port=0, redis_url=redis_url, key_prefix=key_prefix,
-                    hello_timeout_s=5, sweep_interval_s=3600)
+                    hello_timeout_s=5, sweep_interval_s=3600, bot_workers=0)
     return replace(base, **over)
 
 

@@ -80,8 +80,9 @@ async def test_every_key_of_a_session_and_a_table_has_a_lifetime(connect, server
     keys = [k.decode() async for k in redis_client.scan_iter(match=f"{prefix}*")]
     forever = {k for k in keys if await redis_client.ttl(k) == -1}
     # Only the indexes (swept) and the store's identity (it must outlive everything) stay.
+    # (and the process list, trimmed of processes an hour dead at each heartbeat).
     assert forever <= {f"{prefix}:tables", f"{prefix}:records",
-                       f"{prefix}:store-identity"}, forever
+                       f"{prefix}:store-identity", f"{prefix}:procs"}, forever
 
 
 async def test_a_finished_matchs_record_is_stored_with_its_last_move_and_private_ones_kept_private(

