@@ -8,9 +8,11 @@ same version-checked commit; what this module adds:
   sorted set; a process that stops beating is dead to the others (its presence counts
   are ignored, its leases expire).
 - **Leases.** One process at a time *owns* a table: it runs the table's clock (bots,
-  turn timers, grace periods, rematch) and its sweep. The lease is a key with an expiry,
-  renewed while the process lives; when it lapses (a crash, a stopped process) another
-  process takes it within ``lease_ttl_s``. The table's version is the fencing token: a
+  turn timers, grace periods, rematch) and its sweep. The lease is a key naming its
+  holder, worth what the holder's heartbeat is: one heartbeat a second renews all of a
+  process's leases at once (renewing each lease would cost a call per table per second);
+  when the heartbeat stops (a crash, a stopped process) another process takes the lease,
+  by compare-and-set, within ``lease_ttl_s``. The table's version is the fencing token: a
   stale owner's late move is refused by the commit's version check, reloaded, and redone
   or dropped.
 - **Presence.** Whether a seated player is connected, how many watch, whether anyone
@@ -64,6 +66,7 @@ class Cluster:
         self.last_lag_ms = 0.0
         self.gaps = 0
         self.closed = False
+        self._ticks = 0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -180,45 +183,56 @@ class Cluster:
             await asyncio.sleep(self.settings.lease_renew_s)
 
     async def keep_once(self, lobby: Lobby) -> None:
+        """One beat: this process's heartbeat renews every lease it holds at once (a lease
+        is worth what its holder's heartbeat is), then one read of every table's holder:
+        tables this process lost are let go, tables whose holder stopped beating (or that
+        have none) are taken, up to this process's fair share."""
         s, store, now = self.settings, self.store, self.clock()
-        ttl_ms = int(s.lease_ttl_s * 1000)
         await store.heartbeat(self.process, now)
+        self.renewals += 1
         self.live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
-        owned = [t for t in lobby.tables.values() if t.owned and not t.closed]
-        kept = await store.renew_leases([t.id for t in owned], self.process, ttl_ms)
-        self.renewals += sum(kept)
-        for table, ok in zip(owned, kept, strict=True):
-            if not ok:
-                self.leases_lost += 1
-                log.warning("table %s: lease lost; another process runs it now", table.id)
-                table.set_owned(False)
-        # Take over tables nobody owns, up to this process's fair share.
         ids = await store.table_ids()
+        self._ticks += 1
+        holders = await store.lease_holders(
+            ids, refresh_ttl_s=s.table_key_ttl_s if self._ticks % 600 == 1 else 0)
+        mine = 0
+        for tid, holder in zip(ids, holders, strict=True):
+            table = lobby.tables.get(tid)
+            if table is not None and table.owned and holder != self.process:
+                self.leases_lost += 1
+                log.warning("table %s: lease lost to %s; it runs the table now", tid, holder)
+                table.set_owned(False)
+            elif holder == self.process:
+                mine += 1
         share = math.ceil(len(ids) / max(1, len(self.live))) + 1
-        mine = sum(1 for t in lobby.tables.values() if t.owned and not t.closed)
-        for tid in ids:
+        for tid, holder in zip(ids, holders, strict=True):
             if mine >= share:
                 break
-            table = lobby.tables.get(tid)
-            if table is not None and (table.owned or table.closed):
+            if holder is not None and holder in self.live:
                 continue
-            if not await store.acquire_lease(tid, self.process, ttl_ms):
+            table = lobby.tables.get(tid)
+            if table is not None and table.closed:
+                continue
+            if not await store.take_lease(tid, self.process, holder, s.table_key_ttl_s):
                 continue
             table = table or await lobby.load(tid)
             if table is None:
                 await store.release_lease(tid, self.process)
                 continue
+            mine += 1
             table.set_owned(True)
             await table.take_over()
-            mine += 1
-            log.info("table %s: this process (%s) runs it now", tid, self.process)
-        for table in lobby.tables.values():
-            if table.owned and not table.closed:
-                await table.refresh_presence()
+            log.info("table %s: this process (%s) runs it now (after %s)", tid, self.process,
+                     holder or "nobody")
+        if len(self.live) > 1:       # alone, this process's own counts are complete
+            for table in lobby.tables.values():
+                if table.owned and not table.closed:
+                    await table.refresh_presence()
 
     async def acquire(self, table_id: str) -> bool:
-        return await self.store.acquire_lease(table_id, self.process,
-                                              int(self.settings.lease_ttl_s * 1000))
+        """A table this process just created is its own to run."""
+        return await self.store.take_lease(table_id, self.process, None,
+                                           self.settings.table_key_ttl_s)
 
     def status(self) -> dict[str, Any]:
         return {"process": self.process, "processes": len(self.live),

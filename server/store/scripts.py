@@ -129,19 +129,22 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 """
 
-# KEYS: lease keys... ARGV: process id, ttl ms. Renews the leases this process holds;
-# returns, per key, 1 if renewed, 0 if someone else holds it (or it expired).
-RENEW_LEASES = """
-local out = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
-    redis.call('PEXPIRE', key, tonumber(ARGV[2]))
-    out[i] = 1
-  else
-    out[i] = 0
-  end
+# KEYS: lease key. ARGV: this process, the holder it saw ('' for none), key ttl s.
+# Takes a table's lease from whoever was seen holding it (a process whose heartbeat has
+# stopped, or nobody): a compare-and-set, so two processes never both take it.
+TAKE_LEASE = """
+local cur = redis.call('GET', KEYS[1])
+if (not cur and ARGV[2] == '') or cur == ARGV[2] then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[3]))
+  return 1
 end
-return out
+return 0
+"""
+
+# KEYS: lease key. ARGV: this process. Lets a lease go, if it is still ours.
+RELEASE_LEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0
 """
 
 # KEYS: presence hash. ARGV: field, delta, ttl s. One process's count of one player's

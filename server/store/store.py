@@ -12,7 +12,6 @@ trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead
 
 from __future__ import annotations
 
-import asyncio
 import math
 import os
 import time
@@ -73,7 +72,8 @@ class Store:
         self._read_log = redis.register_script(scripts.READ_LOG)
         self._session_hello = redis.register_script(scripts.SESSION_HELLO)
         self._session_confirm = redis.register_script(scripts.SESSION_CONFIRM)
-        self._renew = redis.register_script(scripts.RENEW_LEASES)
+        self._take_lease = redis.register_script(scripts.TAKE_LEASE)
+        self._release_lease = redis.register_script(scripts.RELEASE_LEASE)
         self._presence = redis.register_script(scripts.PRESENCE)
 
     @property
@@ -268,32 +268,33 @@ class Store:
 
     # -- leases, presence, processes (issue 11) ------------------------------------
 
-    async def acquire_lease(self, table_id: str, process: str, ttl_ms: int) -> bool:
-        """Take the table's lease if nobody holds it (SET NX with expiry)."""
+    async def take_lease(self, table_id: str, process: str, seen: str | None,
+                         ttl_s: int) -> bool:
+        """Make ``process`` the table's owner if the holder is still ``seen`` (None: no
+        holder). A lease has no expiry of its own: it is worth what its holder's
+        heartbeat is (``ttl_s`` only lets the key of a forgotten table go)."""
         with unavailable_on_error(f"lease {table_id}"):
-            return bool(await self.redis.set(self.keys.lease(table_id), process,
-                                             nx=True, px=int(ttl_ms)))
+            return bool(await self._take_lease(keys=[self.keys.lease(table_id)],
+                                               args=[process, seen or "", int(ttl_s)]))
 
-    async def renew_leases(self, table_ids: Sequence[str], process: str,
-                           ttl_ms: int) -> list[bool]:
-        """Renew the leases this process holds; False where it lost one. On a cluster a
-        script may not span slots (nor be pipelined), so one script per table, at once."""
+    async def lease_holders(self, table_ids: Sequence[str], refresh_ttl_s: int = 0
+                            ) -> list[str | None]:
+        """Who holds each table's lease (one pipelined round trip)."""
         if not table_ids:
             return []
-        with unavailable_on_error("renew leases"):
-            raw = await asyncio.gather(*(
-                self._renew(keys=[self.keys.lease(tid)], args=[process, int(ttl_ms)])
-                for tid in table_ids))
-        return [bool(r[0]) for r in raw]
-
-    async def lease_holder(self, table_id: str) -> str | None:
-        with unavailable_on_error(f"lease of {table_id}"):
-            raw = await self.redis.get(self.keys.lease(table_id))
-        return None if raw is None else raw.decode()
+        with unavailable_on_error("read leases"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for tid in table_ids:
+                    pipe.get(self.keys.lease(tid))
+                    if refresh_ttl_s:
+                        pipe.expire(self.keys.lease(tid), refresh_ttl_s)
+                raw = await pipe.execute()
+        step = 2 if refresh_ttl_s else 1
+        return [None if r is None else r.decode() for r in raw[::step]]
 
     async def release_lease(self, table_id: str, process: str) -> None:
         with unavailable_on_error(f"release {table_id}"):
-            await self._renew(keys=[self.keys.lease(table_id)], args=[process, 1])
+            await self._release_lease(keys=[self.keys.lease(table_id)], args=[process])
 
     async def presence(self, table_id: str, field: str, delta: int, ttl_s: int) -> int:
         """Count one of this process's connections of a player in or out of a table."""

@@ -24,15 +24,61 @@ def test_redis_service_persists_append_only_on_a_volume_with_a_healthcheck():
     assert "redis-cli" in redis["healthcheck"]["test"] and "ping" in redis["healthcheck"]["test"]
 
 
-def test_server_service_uses_redis_publishes_its_port_and_checks_healthz():
-    server = compose()["services"]["server"]
-    assert server["build"]["dockerfile"] == "Dockerfile"
-    assert (ROOT / server["build"]["dockerfile"]).exists()
-    assert server["environment"]["REDIS_URL"].startswith("redis://redis:6379")
-    assert server["environment"]["ALUETTE_HOST"] == "0.0.0.0"
-    assert "8765:8765" in server["ports"]
-    assert server["depends_on"]["redis"]["condition"] == "service_healthy"
-    assert "/healthz" in " ".join(server["healthcheck"]["test"])
+def servers() -> dict[str, dict]:
+    return {k: v for k, v in compose()["services"].items() if k.startswith("server")}
+
+
+def test_three_server_replicas_share_redis_and_check_healthz():
+    """Issue 11: three replicas on one Redis; only the proxy publishes the port."""
+    assert sorted(servers()) == ["server1", "server2", "server3"]
+    for server in servers().values():
+        assert server["build"]["dockerfile"] == "Dockerfile"
+        assert (ROOT / server["build"]["dockerfile"]).exists()
+        assert server["environment"]["REDIS_URL"].startswith("redis://redis:6379")
+        assert server["environment"]["ALUETTE_HOST"] == "0.0.0.0"
+        assert "ports" not in server
+        assert server["depends_on"]["redis"]["condition"] == "service_healthy"
+        assert "/healthz" in " ".join(server["healthcheck"]["test"])
+        assert server["stop_signal"] == "SIGTERM"
+
+
+def haproxy() -> dict[str, list[str]]:
+    """deploy/haproxy.cfg as sections of lines (a plain parse: no HAProxy here)."""
+    sections: dict[str, list[str]] = {}
+    current = ""
+    for raw in (ROOT / "deploy" / "haproxy.cfg").read_text().splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not line.startswith((" ", "\t")):
+            current = line.strip()
+            sections[current] = []
+        else:
+            sections[current].append(" ".join(line.split()))
+    return sections
+
+
+def test_the_proxy_passes_websockets_to_every_replica_and_checks_healthz():
+    proxy = compose()["services"]["proxy"]
+    assert proxy["image"].startswith("haproxy:")
+    mount = proxy["volumes"][0].split(":")
+    assert mount[0] == "./deploy/haproxy.cfg" and (ROOT / mount[0]).exists()
+    assert "8765:8765" in proxy["ports"]
+    cfg = haproxy()
+    assert "mode http" in cfg["defaults"]          # websockets are HTTP upgrades
+    assert any(line.startswith("timeout tunnel") for line in cfg["defaults"])
+    assert "option forwardfor" in cfg["defaults"]
+    backend = cfg["backend servers"]
+    assert "option httpchk GET /healthz" in backend
+    assert "http-check expect status 200" in backend
+    named = {line.split()[1]: line for line in backend if line.startswith("server ")}
+    assert set(named) == set(servers())
+    assert all(line.endswith("check") and ":8765" in line for line in named.values())
+    assert cfg["frontend aluette"] == ["bind :8765", "default_backend servers"]
+    # The servers trust exactly the proxy's address for X-Forwarded-For.
+    address = proxy["networks"]["aluette"]["ipv4_address"]
+    for server in servers().values():
+        assert server["environment"]["ALUETTE_TRUSTED_PROXIES"] == address
 
 
 def test_dockerfile_installs_like_ci_and_runs_the_server():

@@ -111,9 +111,12 @@ async def test_every_table_key_and_script_works_on_three_masters(store: Store) -
     assert sorted(await store.table_ids()) == sorted(tables)
     assert await store.lobby_infos(tables) == {tid: b"i2" for tid in tables}
     # leases and presence
-    assert await store.acquire_lease("t0", "proc-a", 5000)
-    assert not await store.acquire_lease("t0", "proc-b", 5000)
-    assert await store.renew_leases(["t0", "t1"], "proc-a", 5000) == [True, False]
+    assert await store.take_lease("t0", "proc-a", None, 60)
+    assert not await store.take_lease("t0", "proc-b", None, 60)      # held
+    assert await store.lease_holders(["t0", "t1"], refresh_ttl_s=60) == ["proc-a", None]
+    assert await store.take_lease("t0", "proc-b", "proc-a", 60)      # from a dead holder
+    await store.release_lease("t0", "proc-a")                        # not its any more
+    assert await store.lease_holders(["t0"]) == ["proc-b"]
     assert await store.presence("t0", "proc-a|p1", 1, 60) == 1
     assert await store.present("t0") == {"proc-a|p1": 1}
     await store.heartbeat("proc-a", time.time())
