@@ -67,6 +67,7 @@ class Cluster:
         self.gaps = 0
         self.closed = False
         self._ticks = 0
+        self._last_beat: float | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -188,11 +189,23 @@ class Cluster:
         tables this process lost are let go, tables whose holder stopped beating (or that
         have none) are taken, up to this process's fair share."""
         s, store, now = self.settings, self.store, self.clock()
+        stalled = self._last_beat is not None and now - self._last_beat > s.lease_ttl_s / 2
         await store.heartbeat(self.process, now)
+        self._last_beat = now
         self.renewals += 1
-        self.live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
-        ids = await store.table_ids()
+        live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
+        changed, self.live = live != self.live, live
         self._ticks += 1
+        # Who holds what only changes when a process comes or goes (or this one stalled,
+        # and may have been given up by the others): read every table's holder then, and
+        # every ~10 s for tables made elsewhere, not every beat.
+        if not (changed or stalled or self._ticks % 10 == 1):
+            if len(self.live) > 1:
+                for table in lobby.tables.values():
+                    if table.owned and not table.closed:
+                        await table.refresh_presence()
+            return
+        ids = await store.table_ids()
         holders = await store.lease_holders(
             ids, refresh_ttl_s=s.table_key_ttl_s if self._ticks % 600 == 1 else 0)
         mine = 0

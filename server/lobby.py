@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 #: How long a process reuses the lobby it read from the store (``list_tables`` and the
 #: table limits), in seconds: many lobby requests cost one read.
-LOBBY_CACHE_S = 0.5
+LOBBY_CACHE_S = 2.0
 
 #: Lobby order: tables with free seats first, then matches being played, then the rest.
 _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
@@ -173,11 +173,9 @@ class Lobby:
             self._entries = {}
             for tid, blob in raw.items():
                 try:
-                    entry = msgpack.unpackb(blob)
-                    entry["info"] = msgspec.msgpack.decode(entry["info"], type=protocol.TableInfo)
-                    self._entries[tid] = entry
-                except (ValueError, TypeError, KeyError, msgpack.UnpackException,
-                        msgspec.ValidationError):
+                    # The TableInfo stays encoded until a page shows it.
+                    self._entries[tid] = msgpack.unpackb(blob)
+                except (ValueError, TypeError, msgpack.UnpackException):
                     continue
             self._entries_at = now
         merged = dict(self._entries)
@@ -302,7 +300,16 @@ class Lobby:
                 seat = table.state.seat_of(player) if table is not None else None
                 if seat is not None:
                     seats.append(SeatRef(table=tid, seat=seat, status=e["status"]))
-        return TablesPage(tables=[e["info"] for _, e in chunk], seats=seats,
+        infos = []
+        for _, e in chunk:
+            info = e["info"]
+            if isinstance(info, bytes):
+                try:
+                    info = msgspec.msgpack.decode(info, type=protocol.TableInfo)
+                except msgspec.ValidationError:
+                    continue
+            infos.append(info)
+        return TablesPage(tables=infos, seats=seats,
                           next=_encode_cursor(key(chunk[-1])) if more and chunk else None)
 
     # ------------------------------------------------------------------ records

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
@@ -89,6 +89,25 @@ class GuardedConnection(ServerConnection):
         async with asyncio.timeout(self.limits.drain_timeout_s):
             await super().drain()
 
+    def send_data(self) -> None:
+        """Everything queued goes out in one write (a viewer's frames of one commit in one
+        system call, not one each); an end-of-stream marker keeps the library's meaning."""
+        pending: list[bytes] = []
+        for data in self.protocol.data_to_send():
+            if data:
+                pending.append(data)
+                continue
+            if pending:                      # end of stream: what came before, then EOF
+                self.transport.write(b"".join(pending))
+                pending = []
+            if self.transport.can_write_eof():
+                with contextlib.suppress(Exception):
+                    self.transport.write_eof()
+            else:
+                self.transport.close()
+        if pending:
+            self.transport.write(b"".join(pending))
+
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         self.check_buffer()
@@ -150,11 +169,21 @@ class Client:
         (4008) and resumes later."""
         if not self.open:
             return
+        ws = self.ws
+        queued = False
         for out in outs:
-            broadcast((self.ws,), out.frame)
-            if self.ws.buffered() > self.ws.limits.max_send_buffer:
-                self.drop(CloseCode.SLOW_READER, "too far behind; reconnect and resume")
+            if ws.protocol.state is not State.OPEN:
                 return
+            ws.protocol.send_binary(out.frame)
+            queued = True
+        if queued:
+            try:
+                ws.send_data()
+            except Exception as exc:   # a transport already closing: the reader sees it
+                log.debug("write to %s failed: %s", self.address, exc)
+                return
+        if ws.buffered() > ws.limits.max_send_buffer:
+            self.drop(CloseCode.SLOW_READER, "too far behind; reconnect and resume")
 
     def drop(self, code: CloseCode, reason: str) -> None:
         """Close soon: a close handshake bounded by ``close_timeout_s``, else an abort. A
