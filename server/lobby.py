@@ -69,6 +69,8 @@ class Lobby:
         #: The lobby as every process sees it: read from the store, kept for a moment.
         self._entries: dict[str, dict[str, Any]] = {}
         self._entries_at = -1.0
+        self._reading: asyncio.Future[None] | None = None
+        self._local: dict[str, tuple[int, TableState, dict[str, Any]]] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
 
     # ------------------------------------------------------------------ registry
@@ -166,27 +168,50 @@ class Lobby:
         """Every table's lobby entry, from the store (so every process sees the same
         lobby), read at most every ``LOBBY_CACHE_S``; this process's own tables overlay it
         at once."""
-        now = time.monotonic()
-        if fresh or now - self._entries_at > LOBBY_CACHE_S:
-            ids = await self.store.table_ids()
-            raw = await self.store.lobby_infos(ids)
-            self._entries = {}
-            for tid, blob in raw.items():
-                try:
-                    # The TableInfo stays encoded until a page shows it.
-                    self._entries[tid] = msgpack.unpackb(blob)
-                except (ValueError, TypeError, msgpack.UnpackException):
-                    continue
-            self._entries_at = now
+        if fresh or time.monotonic() - self._entries_at > LOBBY_CACHE_S:
+            # One read at a time: commands that arrive while it is under way share it
+            # (at 500 tables, every create_table of a busy second read the whole lobby).
+            if self._reading is None:
+                self._reading = asyncio.ensure_future(self._read_entries())
+            reading = self._reading
+            try:
+                await asyncio.shield(reading)
+            finally:
+                if reading.done() and self._reading is reading:
+                    self._reading = None
         merged = dict(self._entries)
         for tid, t in self.tables.items():
             if not t.closed:
-                merged[tid] = {"created": t.state.created_at, "creator": t.state.creator,
-                               "private": t.state.private, "players": t.state.humans(),
-                               "status": t.state.status, "info": t.info()}
+                merged[tid] = self._local_entry(t)
             else:
                 merged.pop(tid, None)
         return merged
+
+    def _local_entry(self, t: Table) -> dict[str, Any]:
+        """This process's own view of one of its tables, made again only when the table
+        changed (a create_table looks at every table for its limits); ``info`` is made
+        only if a page shows it."""
+        known = self._local.get(t.id)
+        if known is not None and known[0] == t.version and known[1] is t.state:
+            return known[2]
+        entry = {"created": t.state.created_at, "creator": t.state.creator,
+                 "private": t.state.private, "players": t.state.humans(),
+                 "status": t.state.status, "info": t.info}
+        self._local[t.id] = (t.version, t.state, entry)
+        return entry
+
+    async def _read_entries(self) -> None:
+        started = time.monotonic()
+        ids = await self.store.table_ids()
+        raw = await self.store.lobby_infos(ids)
+        entries = {}
+        for tid, blob in raw.items():
+            try:
+                # The TableInfo stays encoded until a page shows it.
+                entries[tid] = msgpack.unpackb(blob)
+            except (ValueError, TypeError, msgpack.UnpackException):
+                continue
+        self._entries, self._entries_at = entries, started
 
     def _open_tables_of(self, player: str, entries: dict[str, dict[str, Any]]) -> int:
         return sum(1 for e in entries.values() if e["creator"] == player
@@ -303,7 +328,9 @@ class Lobby:
         infos = []
         for _, e in chunk:
             info = e["info"]
-            if isinstance(info, bytes):
+            if callable(info):
+                info = info()
+            elif isinstance(info, bytes):
                 try:
                     info = msgspec.msgpack.decode(info, type=protocol.TableInfo)
                 except msgspec.ValidationError:
@@ -391,6 +418,7 @@ class Lobby:
                         [protocol.TableChanged(table=st.info(0))]))
                 table.close()
                 self.tables.pop(tid, None)
+                self._local.pop(tid, None)
                 self._address_of.pop(tid, None)
                 self.cluster.unwatch(tid)
                 with contextlib.suppress(StorageUnavailable):
