@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from server.game import Match, Options, view
 
-from . import LEVELS, choose_signals, get_bot
+from . import ALL_LEVELS, choose_signals, get_bot
 from .base import DEFAULT_BUDGET, Budget
 
 
@@ -181,8 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Duplicate-deal match between two bot levels: A's share of points, "
         "a 95%% CI and decision times per level.",
     )
-    parser.add_argument("--a", required=True, choices=LEVELS, help="team A's level")
-    parser.add_argument("--b", required=True, choices=LEVELS, help="team B's level")
+    parser.add_argument("--a", required=True, choices=ALL_LEVELS, help="team A's level")
+    parser.add_argument("--b", required=True, choices=ALL_LEVELS, help="team B's level")
     parser.add_argument("--deals", type=int, default=200,
                         help="number of dealt hands; each is played twice (duplicate)")
     parser.add_argument("--seed", default="0", help="base seed (any string)")
