@@ -107,11 +107,97 @@ def model_strength(hand: Sequence[int], seat: int, leader: int, before: Sequence
     return hand[0]
 
 
+#: Categories of a card relative to the hand and the trick's top (R11): the cheapest card
+#: that beats the top, the strongest card in hand (when it beats and is not the cheapest),
+#: the beaters in between, a card that ties the top, the lowest card below it, and the
+#: other cards below it. Each distinct strength in a hand is one alternative.
+BEAT_LOW, BEAT_MAX, BEAT_MID, TIE, DUMP_LOW, DUMP_MID = range(6)
+
+
+def situation(seat: int, leader: int, before: Sequence[int]) -> tuple[int, int, int]:
+    """(position in the trick, who holds it: 0 nobody/tied, 1 partner, 2 opponent, top)."""
+    top, count, at = 0, 0, -1
+    for i, st in enumerate(before):
+        if st > top:
+            top, count, at = st, 1, i
+        elif st == top:
+            count += 1
+    partner_holds = count == 1 and (leader + at) % 4 == (seat + 2) % 4
+    rel = 0 if count != 1 else 1 if partner_holds else 2
+    return len(before), rel, top
+
+
+def categories(distinct: Sequence[int], top: int) -> list[int]:
+    """The category of each of the ascending ``distinct`` strengths of a hand."""
+    out: list[int] = []
+    first_beat = bisect_right(distinct, top)
+    last = len(distinct) - 1
+    for i, st in enumerate(distinct):
+        if st > top:
+            out.append(BEAT_LOW if i == first_beat else BEAT_MAX if i == last else BEAT_MID)
+        elif st == top:
+            out.append(TIE)
+        else:
+            out.append(DUMP_LOW if i == 0 else DUMP_MID)
+    return out
+
+
+#: Choice rate per available alternative, by (position, holder) and category, fitted on the
+#: plays of the searching bots (pimc and expert-v1, 240 one-deal games:
+#: ``aluette-arena --fit-model --deals 240``, docs/BOTS.md). A card
+#: of category c is chosen with probability proportional to ``WEIGHTS[pos][rel][c]``.
+WEIGHTS: list[list[list[float]]] = [
+    [[0.37, 0.149, 0.173, 0.5, 0.5, 0.5],
+     [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+     [0.5, 0.5, 0.5, 0.5, 0.5, 0.5]],
+    [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+     [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+     [0.312, 0.025, 0.048, 0.278, 0.642, 0.084]],
+    [[0.236, 0.182, 0.187, 0.089, 0.426, 0.079],
+     [0.204, 0.108, 0.193, 0.069, 0.542, 0.083],
+     [0.407, 0.126, 0.207, 0.293, 0.413, 0.065]],
+    [[0.25, 0.048, 0.01, 0.205, 0.572, 0.127],
+     [0.192, 0.006, 0.006, 0.095, 0.711, 0.132],
+     [0.54, 0.028, 0.021, 0.542, 0.375, 0.054]],
+]
+
+
+def card_probability(hand: Sequence[int], seat: int, leader: int, before: Sequence[int],
+                     played: int, weights: list[list[list[float]]] | None = None) -> float:
+    """P(the player plays a card of strength ``played`` | its ascending ``hand``)."""
+    pos, rel, top = situation(seat, leader, before)
+    table = (weights or WEIGHTS)[pos][rel]
+    distinct = sorted(set(hand))
+    cats = categories(distinct, top)
+    total = 0.0
+    mine = 0.0
+    for st, c in zip(distinct, cats, strict=True):
+        w = table[c]
+        total += w
+        if st == played:
+            mine = w
+    return mine / total if total > 0 else 1.0 / len(distinct)
+
+
+def fit_weights(samples: Sequence[tuple[int, int, list[int], int]]) -> list[list[list[float]]]:
+    """Choice rates from (pos, rel, categories of the hand's alternatives, chosen index)."""
+    chosen = [[[0.0] * 6 for _ in range(3)] for _ in range(4)]
+    offered = [[[0.0] * 6 for _ in range(3)] for _ in range(4)]
+    for pos, rel, cats, i in samples:
+        chosen[pos][rel][cats[i]] += 1
+        for c in cats:
+            offered[pos][rel][c] += 1
+    return [[[round((chosen[p][r][c] + 0.5) / (offered[p][r][c] + 1.0), 3) for c in range(6)]
+             for r in range(3)] for p in range(4)]
+
+
 class PlayModel:
     """Scores worlds against the plays seen so far (module docstring)."""
 
-    def __init__(self, view: View, k: Knowledge, softness: float = SOFTNESS) -> None:
+    def __init__(self, view: View, k: Knowledge, softness: float = SOFTNESS,
+                 model: str = "fitted") -> None:
         self.softness = softness
+        self.fitted = model == "fitted"
         self.obs, self.plays = observations(view)
         self.seat = k.seat
         # played_before[o] = sorted strengths of the cards down before play number o.
@@ -145,15 +231,18 @@ class PlayModel:
             for o, later, (top, outside_ge) in zip(self.obs, self._later, self._tops,
                                                     strict=True):
                 hand = sorted(base[o.seat] + later) if later else base[o.seat]
-                # Cards the player could not see then, at least as strong as the top: all
-                # such cards, minus those down before its turn and those in its hand.
-                unseen_ge = outside_ge - _count_ge(hand, top)
-                choice = model_strength(hand, o.seat, o.leader, o.before, unseen_ge)
                 n = len(set(hand))
                 if n <= 1:
                     continue
-                p = (1.0 - eps + eps / n) if choice == o.played else eps / n
-                total += math.log(p)
+                if self.fitted:
+                    q = card_probability(hand, o.seat, o.leader, o.before, o.played)
+                else:
+                    # Cards the player could not see then, at least as strong as the top:
+                    # all such cards, minus those down before its turn and those in its hand.
+                    unseen_ge = outside_ge - _count_ge(hand, top)
+                    choice = model_strength(hand, o.seat, o.leader, o.before, unseen_ge)
+                    q = 1.0 if choice == o.played else 0.0
+                total += math.log((1.0 - eps) * q + eps / n)
         for seat, card, agree, disagree in self.signals:
             total += agree if card in world[seat] else disagree
         return total
