@@ -1,11 +1,12 @@
 """Bot decision times per level, with the random bot as the same-run baseline.
 
-    .venv/bin/python bench/bots.py [--deals 4] [--budget STEPS]
+    .venv/bin/python bench/bots.py [--deals 4] [--budget STEPS] [--levels expert,pimc]
 
 Plays ``--deals`` one-deal matches per level with that level in all four seats (signals
 private, so the expert samples under signal constraints) and times every card decision on
-one core. Prints one JSON object: p50/p99/max milliseconds per level and each level's p50 as
-a ratio to the random bot's (machines here are shared and noisy, so read the ratios too).
+one core. Levels are the table levels and the arena's yardsticks (docs/BOTS.md). Prints
+one JSON object: p50/p99/max milliseconds per level and each level's p50 as a ratio to
+the random bot's (machines here are shared and noisy, so read the ratios too).
 The expert's target is p99 <= 100 ms at the default budget.
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from server.bots import LEVELS, Budget, choose_signals, decide
+from server.bots import ALL_LEVELS, Budget, choose_signals, decide
 from server.bots.arena import percentile
 from server.bots.base import DEFAULT_BUDGET
 from server.game import Match, Options, view
@@ -49,10 +50,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=4)
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET.steps)
+    parser.add_argument("--levels", default=",".join(ALL_LEVELS),
+                        help="comma-separated levels (random is always timed: the baseline)")
     args = parser.parse_args()
+    levels = list(dict.fromkeys(["random", *args.levels.split(",")]))
+    for level in levels:
+        if level not in ALL_LEVELS:
+            parser.error(f"unknown level {level!r}; choose from {', '.join(ALL_LEVELS)}")
     budget = Budget(steps=args.budget, worlds_cap=DEFAULT_BUDGET.worlds_cap)
     result: dict[str, dict[str, float]] = {}
-    for level in LEVELS:
+    for level in levels:
         ts = times_for(level, args.deals, budget)
         result[level] = {
             "p50": round(percentile(ts, 50), 3),
@@ -61,7 +68,7 @@ def main() -> None:
             "decisions": len(ts),
         }
     base = max(result["random"]["p50"], 1e-6)
-    for level in LEVELS:
+    for level in levels:
         result[level]["p50_vs_random"] = round(result[level]["p50"] / base, 1)
     print(json.dumps({"budget_steps": args.budget, "deals": args.deals, "levels": result}))
 

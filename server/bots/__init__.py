@@ -16,15 +16,24 @@ import random
 from server.game import Action, Signal
 
 from .base import DEFAULT_BUDGET, Bot, Budget, Decision, View
-from .levels import HeuristicBot, RandomBot
+from .levels import HeuristicBot, RandomBot, ReferenceBot
+from .v1 import ExpertV1Bot
 
+#: The levels a table offers (protocol.BOT_LEVELS).
 LEVELS = ("random", "easy", "normal", "expert")
+#: Arena-only yardsticks (docs/BOTS.md): fixed reference opponents and the frozen expert.
+REFERENCE_LEVELS = ("greedy", "pimc", "expert-v1")
+#: Everything :func:`get_bot` knows.
+ALL_LEVELS = LEVELS + REFERENCE_LEVELS
 
 _BOTS: dict[str, Bot] = {
     "random": RandomBot(),
     "easy": HeuristicBot("easy"),
     "normal": HeuristicBot("normal"),
     "expert": HeuristicBot("expert"),
+    "greedy": ReferenceBot("greedy"),
+    "pimc": ReferenceBot("pimc"),
+    "expert-v1": ExpertV1Bot(),
 }
 
 
@@ -33,11 +42,12 @@ class UnknownLevel(ValueError):
 
 
 def get_bot(level: str) -> Bot:
-    """The bot for ``level`` (one of :data:`LEVELS`); bots are stateless and shareable."""
+    """The bot for ``level`` (one of :data:`ALL_LEVELS`); bots are stateless and shareable."""
     try:
         return _BOTS[level]
     except KeyError:
-        raise UnknownLevel(f"unknown bot level {level!r}; choose one of {LEVELS}") from None
+        raise UnknownLevel(
+            f"unknown bot level {level!r}; choose one of {ALL_LEVELS}") from None
 
 
 def decide(
@@ -63,12 +73,12 @@ def choose_action(
 def choose_signals(level: str, view: View, rng: random.Random) -> list[Signal]:
     """Signals (R15) the bot wants to send now; empty when signals are off (R16)."""
     bot = get_bot(level)
-    if isinstance(bot, HeuristicBot):
+    if isinstance(bot, HeuristicBot | ExpertV1Bot):
         return bot.signals(view)
     return []
 
 
 __all__ = [
-    "DEFAULT_BUDGET", "LEVELS", "Bot", "Budget", "Decision", "UnknownLevel", "choose_action",
-    "choose_signals", "decide", "get_bot",
+    "ALL_LEVELS", "DEFAULT_BUDGET", "LEVELS", "REFERENCE_LEVELS", "Bot", "Budget", "Decision",
+    "UnknownLevel", "choose_action", "choose_signals", "decide", "get_bot",
 ]

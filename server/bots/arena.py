@@ -26,9 +26,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from server.game import Match, Options, view
+from server.game import STRENGTH, Match, Options, view
 
-from . import LEVELS, choose_signals, get_bot
+from . import ALL_LEVELS, choose_signals, get_bot
 from .base import DEFAULT_BUDGET, Budget
 
 
@@ -175,14 +175,44 @@ def summary(a: str, b: str, deals: int, result: RunResult) -> dict[str, object]:
     }
 
 
+def fit_play_model(a: str, b: str, deals: int, seed: int | str = "fit",
+                   budget: Budget = DEFAULT_BUDGET) -> list[list[list[float]]]:
+    """Refit :data:`.inference.WEIGHTS`: play ``deals`` one-deal games of A and B (A on
+    seats 0/2 and 1/3 in turn, signals off) and count, for each position and holder of the
+    trick, how often each category of card is chosen per time it is on offer."""
+    from .inference import categories, fit_weights, situation
+
+    samples: list[tuple[int, int, list[int], int]] = []
+    for d in range(deals):
+        m, _ = Match.new(Options(deals=1, signals="off", first_dealer=d % 4), f"{seed}:{d}")
+        levels = [a, b, a, b] if d % 2 else [b, a, b, a]
+        while not m.over:
+            seat = m.to_act
+            assert seat is not None
+            v = view(m, seat)
+            action = get_bot(levels[seat]).decide(
+                v, random.Random(f"{seed}:{d}:{m.version}"), budget).action
+            assert action is not None
+            if v["phase"] == "play":
+                card = action.card  # type: ignore[union-attr]
+                before = [STRENGTH[c] for _, c in v["trick"]]
+                pos, rel, top = situation(seat, int(v["leader"]), before)
+                distinct = sorted({STRENGTH[c] for c in v["hand"]})
+                if len(distinct) > 1:
+                    samples.append((pos, rel, categories(distinct, top),
+                                    distinct.index(STRENGTH[card])))
+            m.apply(action)
+    return fit_weights(samples)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="aluette-arena",
         description="Duplicate-deal match between two bot levels: A's share of points, "
         "a 95%% CI and decision times per level.",
     )
-    parser.add_argument("--a", required=True, choices=LEVELS, help="team A's level")
-    parser.add_argument("--b", required=True, choices=LEVELS, help="team B's level")
+    parser.add_argument("--a", choices=ALL_LEVELS, help="team A's level")
+    parser.add_argument("--b", choices=ALL_LEVELS, help="team B's level")
     parser.add_argument("--deals", type=int, default=200,
                         help="number of dealt hands; each is played twice (duplicate)")
     parser.add_argument("--seed", default="0", help="base seed (any string)")
@@ -195,9 +225,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="signal mode (R16)")
     parser.add_argument("--no-mordienne", action="store_true", help="turn off R13")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--fit-model", action="store_true",
+                        help="instead of a match, refit the inference play model's weights "
+                        "on --deals games of A (default pimc) and B (default expert-v1)")
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be at least 1")
+    if args.fit_model:
+        print(json.dumps(fit_play_model(args.a or "pimc", args.b or "expert-v1", args.deals,
+                                        args.seed)))
+        return 0
+    if args.a is None or args.b is None:
+        parser.error("--a and --b are required")
     options: dict[str, object] = {
         "chanter": args.chanter, "signals": args.signals, "mordienne": not args.no_mordienne,
     }

@@ -21,12 +21,17 @@ from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
 from .base import Budget, View
 from .heuristics import ascending, trick_status
+from .inference import SOFTNESS, PlayModel, relax_for_risky, weighted_pick
 from .knowledge import Knowledge, read_view
 from .sampling import sample_world, sample_world_loose
 
 
-def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
-    """Choose a card by PIMC within ``budget.steps`` simulated card plays (module docstring)."""
+def expert_card(view: View, rng: random.Random, budget: Budget,
+                softness: float = SOFTNESS) -> str:
+    """Choose a card by PIMC within ``budget.steps`` simulated card plays (module docstring).
+
+    ``softness`` is the play model's ε (:mod:`.inference`); 1.0 turns inference off.
+    """
     k = read_view(view)
     hand = ascending(view["hand"])
     reps: dict[int, str] = {}
@@ -50,11 +55,19 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
     # early decisions see fewer worlds, late ones (short playouts) more.
     left = sum(view["hand_sizes"])
     per_world = len(cands) * max(1, left) + SAMPLE_COST
+    model = PlayModel(view, k, softness)
+    infer = softness < 1.0 and bool(model.obs or model.signals)
+    if infer:
+        per_world += OVERSAMPLE * WEIGH_COST
     n_worlds = max(MIN_WORLDS, min(budget.worlds_cap, budget.steps // per_world))
+    worlds = _worlds(k if not infer else relax_for_risky(k, view), rng,
+                     n_worlds * OVERSAMPLE if infer else n_worlds)
+    if infer:
+        log_w = [model.log_weight(w) for w in worlds]
+        worlds = [worlds[i] for i in weighted_pick(log_w, n_worlds, rng)]
     totals = [0.0] * len(cands)
     team = seat % 2
-    for _ in range(n_worlds):
-        world = sample_world(k, rng) or sample_world_loose(k, rng)
+    for world in worlds:
         base = [sorted(STRENGTH[c] for c in h) for h in world]
         for i, cs in enumerate(cands):
             hands = [list(h) for h in base]
@@ -63,6 +76,10 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
             totals[i] += team_value(result, team, mordienne_on)
     best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
     return reps[cands[best]]
+
+
+def _worlds(k: Knowledge, rng: random.Random, n: int) -> list[list[list[str]]]:
+    return [sample_world(k, rng) or sample_world_loose(k, rng) for _ in range(n)]
 
 
 def _partner_sure_top(view: View, k: Knowledge) -> int | None:
@@ -82,6 +99,11 @@ def _partner_sure_top(view: View, k: Knowledge) -> int | None:
 SAMPLE_COST = 40
 #: Never fewer worlds than this, whatever the budget.
 MIN_WORLDS = 4
+#: With inference, this many worlds are sampled and weighed per world searched, then the
+#: searched ones are drawn in proportion to their weights (:func:`.inference.weighted_pick`).
+OVERSAMPLE = 3
+#: Weighing a sampled world costs about as much as this many simulated card plays.
+WEIGH_COST = 60
 
 
 def playout(

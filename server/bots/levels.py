@@ -17,10 +17,27 @@ from .common import chanter_discards, chanter_vote, truthful_signals
 from .expert import expert_card
 from .heuristics import easy_card, normal_card
 from .knowledge import read_view
+from .reference import greedy_card, pimc_card
+from .v1.common import chanter_discards as v1_discards
+from .v1.common import chanter_vote as v1_vote
 
 
 def _my_turn(view: View) -> bool:
     return view["to_act"] is not None and view["to_act"] == view["viewer"]
+
+
+def _can_act(view: View) -> bool:
+    """It is this seat's turn and the view holds the cards the phase needs.
+
+    The engine never builds a view where the seat to act lacks them, but a client's model
+    can be caught between events (a new deal announced, the hand not yet received); then
+    there is nothing to decide yet, and no bot may index into an empty hand.
+    """
+    if not _my_turn(view):
+        return False
+    phase, n = view["phase"], len(view["hand"])
+    return (phase == "play" and n > 0) or (phase == "chanter_discard" and n >= 6) or (
+        phase == "chanter_vote")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +47,7 @@ class RandomBot:
     level: str = "random"
 
     def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
-        if not _my_turn(view):
+        if not _can_act(view):
             return Decision(None)
         phase = view["phase"]
         hand = list(view["hand"])
@@ -50,11 +67,13 @@ class HeuristicBot:
     level: str
 
     def signals(self, view: View) -> list[Signal]:
+        if not view["hand"]:        # no hand yet: announcing "useless_hand" would be false
+            return []
         return truthful_signals(view)
 
     def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
         sigs = tuple(self.signals(view))
-        if not _my_turn(view):
+        if not _can_act(view):
             return Decision(None, sigs)
         phase = view["phase"]
         if phase == "chanter_vote":
@@ -72,3 +91,28 @@ class HeuristicBot:
         return Decision(make_play(view, card), sigs)
 
 
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceBot:
+    """The arena's yardsticks ``greedy`` and ``pimc`` (:mod:`.reference`).
+
+    They send no signals and ignore the ones they receive; they vote and discard with the
+    chanter rule frozen in :mod:`.v1.common` (R9), so nothing about them moves when our
+    levels improve.
+    """
+
+    level: str
+
+    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+        if not _can_act(view):
+            return Decision(None)
+        phase = view["phase"]
+        if phase == "chanter_vote":
+            return Decision(make_vote(view, v1_vote(view)))
+        if phase == "chanter_discard":
+            return Decision(make_discard(view, v1_discards(view)))
+        if phase != "play":
+            return Decision(None)
+        card = greedy_card(view) if self.level == "greedy" else pimc_card(view, rng)
+        return Decision(make_play(view, card))

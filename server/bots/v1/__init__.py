@@ -1,0 +1,44 @@
+"""``expert-v1``: the expert exactly as it was before issue 12, frozen as a yardstick.
+
+These modules are verbatim copies of ``common``, ``expert``, ``heuristics``, ``knowledge``
+and ``sampling`` at the commit that opened issue 12 (only the import of :mod:`..base` was
+adjusted). Do not improve them: ``aluette-arena --a expert --b expert-v1`` measures the
+current expert against this fixed reference (docs/BOTS.md).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from server.game import Signal
+
+from ..base import Budget, Decision, View, make_discard, make_play, make_vote
+from .common import chanter_discards, chanter_vote, truthful_signals
+from .expert import expert_card
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertV1Bot:
+    """The frozen expert: same chanter, signals and PIMC search as before issue 12."""
+
+    level: str = "expert-v1"
+
+    def signals(self, view: View) -> list[Signal]:
+        if not view["hand"]:
+            return []
+        return truthful_signals(view)
+
+    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+        sigs = tuple(self.signals(view))
+        if view["to_act"] is None or view["to_act"] != view["viewer"]:
+            return Decision(None, sigs)
+        phase = view["phase"]
+        hand = view["hand"]
+        if phase == "chanter_vote":
+            return Decision(make_vote(view, chanter_vote(view)), sigs)
+        if phase == "chanter_discard" and len(hand) >= 6:
+            return Decision(make_discard(view, chanter_discards(view)), sigs)
+        if phase != "play" or not hand:
+            return Decision(None, sigs)
+        return Decision(make_play(view, expert_card(view, rng, budget)), sigs)
