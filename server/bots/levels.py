@@ -1,7 +1,8 @@
 """The four bot levels behind the one interface of :mod:`.base`.
 
-``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` is a
-solid heuristic player; ``expert`` searches (PIMC, :mod:`.expert`). All but ``random`` vote
+``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` runs
+a small determinized search (12 worlds, greedy rollouts); ``expert`` a large one with
+inference (PIMC, :mod:`.expert`, :mod:`.inference`). All but ``random`` vote
 and discard with the chanter heuristics and send truthful signals (:mod:`.common`).
 """
 
@@ -85,7 +86,7 @@ class HeuristicBot:
         if self.level == "easy":
             card = easy_card(view)
         elif self.level == "normal":
-            card = normal_card(view, read_view(view))
+            card = normal_card(view, read_view(view), rng)
         else:
             card = expert_card(view, rng, budget)
         return Decision(make_play(view, card), sigs)
