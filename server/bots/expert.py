@@ -67,13 +67,14 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
         worlds = [worlds[i] for i in weighted_pick(log_w, n_worlds, rng)]
     totals = [0.0] * len(cands)
     team = seat % 2
+    utility = deal_utility(view, team)
     for world in worlds:
         base = [sorted(STRENGTH[c] for c in h) for h in world]
         for i, cs in enumerate(cands):
             hands = [list(h) for h in base]
             hands[seat].remove(cs)
             result = playout(hands, leader, [*trick, cs], list(winners))
-            totals[i] += team_value(result, team, mordienne_on)
+            totals[i] += utility[team_value(result, team, mordienne_on) + 2]
     best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
     return reps[cands[best]]
 
@@ -171,6 +172,39 @@ def playout(
         if len(winners) >= TRICKS_PER_DEAL:
             return winners
         top, count, holder, pos = 0, 0, -1, 0
+
+
+#: How much a match won outweighs a point of margin when the deal decides the match (R14).
+MATCH_WEIGHT = 4.0
+
+
+def deal_utility(view: View, team: int) -> list[float]:
+    """What each result of this deal is worth to ``team``: index ``d + 2`` for a deal in
+    which ``team`` scores ``d`` points more than the other team (d in -2..2, R12-R13).
+
+    Points, unless this deal can decide a match of several deals: the last deal of a match
+    of N deals (R14), or a deal after which a team may reach the target (R14a). Then what
+    counts is the match result (won, drawn, lost) after the deal, ``MATCH_WEIGHT`` times a
+    point, with the margin kept as the tie-break (a mordienne that does not change the
+    result is still worth having). A one-deal match is scored on points alone: its result
+    is the sign of the points, so points already say it, and mordienne keeps its 2 (R13).
+    """
+    opts = view["options"]
+    points = view["points"]
+    mine, theirs = int(points[team]), int(points[1 - team])
+    target = opts.get("target_points")
+    deals = int(opts.get("deals", 1))
+    last = target is None and deals > 1 and int(view["deal_number"]) >= deals
+    out: list[float] = []
+    for d in range(-2, 3):
+        m2, t2 = mine + max(d, 0), theirs + max(-d, 0)
+        if target is not None and (m2 >= target or t2 >= target):
+            out.append(MATCH_WEIGHT * (1 if m2 >= target else -1) + d)
+        elif last:
+            out.append(MATCH_WEIGHT * ((m2 > t2) - (m2 < t2)) + d)
+        else:
+            out.append(float(d))
+    return out
 
 
 def team_value(winners: list[int | None], team: int, mordienne_on: bool) -> int:
