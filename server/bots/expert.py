@@ -79,6 +79,48 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     return reps[cands[best]]
 
 
+#: Worlds the expert plays out, with and without the exchange, before voting on the chanter.
+CHANTER_WORLDS = 48
+
+
+def expert_vote(view: View, rng: random.Random, worlds: int = CHANTER_WORLDS) -> bool:
+    """R9 by evaluation: sample the other hands and the talon, play each world out twice
+    with the greedy rollout, once as dealt and once after the exchange (the talon dealt
+    alternately to the dealer's left and the dealer, each keeping its nine strongest
+    cards), and say yes when the exchange is worth more to this seat's team on average.
+
+    Each team has one of the two receivers (they sit side by side, R4-R5), so what decides
+    is whose hand the talon improves more, which depends on the cards this seat can see.
+    """
+    seat, dealer = int(view["viewer"]), int(view["dealer"])
+    first = (dealer + 1) % 4
+    team = seat % 2
+    utility = deal_utility(view, team)
+    mordienne_on = bool(view["options"].get("mordienne", True))
+    mine = sorted(STRENGTH[c] for c in view["hand"])
+    pool = [STRENGTH[c] for c in read_view(view).unseen]
+    gain = 0.0
+    for _ in range(worlds):
+        rng.shuffle(pool)
+        hands: list[list[int]] = [[], [], [], []]
+        at = 0
+        for s in range(4):
+            if s == seat:
+                hands[s] = list(mine)
+            else:
+                hands[s] = sorted(pool[at : at + 9])
+                at += 9
+        talon = pool[at : at + 12]
+        plain = playout([list(h) for h in hands], first, [], [])
+        swapped = [list(h) for h in hands]
+        swapped[first] = sorted(swapped[first] + talon[0::2])[-9:]
+        swapped[dealer] = sorted(swapped[dealer] + talon[1::2])[-9:]
+        chanted = playout(swapped, first, [], [])
+        gain += (utility[team_value(chanted, team, mordienne_on) + 2]
+                 - utility[team_value(plain, team, mordienne_on) + 2])
+    return gain > 0
+
+
 def _worlds(k: Knowledge, rng: random.Random, n: int) -> list[list[list[str]]]:
     return [sample_world(k, rng) or sample_world_loose(k, rng) for _ in range(n)]
 

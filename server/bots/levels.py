@@ -15,7 +15,7 @@ from server.game import Signal
 
 from .base import Budget, Decision, View, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote, truthful_signals
-from .expert import expert_card
+from .expert import expert_card, expert_vote
 from .heuristics import easy_card, normal_card
 from .knowledge import read_view
 from .reference import greedy_card, pimc_card
@@ -78,7 +78,8 @@ class HeuristicBot:
             return Decision(None, sigs)
         phase = view["phase"]
         if phase == "chanter_vote":
-            return Decision(make_vote(view, chanter_vote(view)), sigs)
+            vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
+            return Decision(make_vote(view, vote), sigs)
         if phase == "chanter_discard":
             return Decision(make_discard(view, chanter_discards(view)), sigs)
         if phase != "play":

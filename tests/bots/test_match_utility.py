@@ -1,10 +1,14 @@
-"""The expert's objective follows the match (R14, R14a), not only the deal's points."""
+"""The expert's objective follows the match (R14, R14a), not only the deal's points; its
+chanter vote (R9) is an evaluation of the same objective."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from server.bots.expert import MATCH_WEIGHT, deal_utility
+from server.bots.expert import MATCH_WEIGHT, deal_utility, expert_vote
+from server.bots.knowledge import MAJEURE_CARDS
+from server.game import Match, Options, view
 
 
 def _view(points: list[int], deal: int, deals: int = 5, target: int | None = None
@@ -40,3 +44,20 @@ def test_target_in_reach() -> None:
     assert u[1] == -MATCH_WEIGHT - 1 and u[0] == -MATCH_WEIGHT - 2
     assert u[2] == 0 and u[3] == 1          # one point: 4-4, the match goes on
     assert u[4] == MATCH_WEIGHT + 2         # a mordienne takes team 0 to 5 first
+
+
+def test_chanter_vote_by_evaluation_is_deterministic_and_sane() -> None:
+    """R9 by evaluation (expert_vote): the same view and seed give the same vote, and a seat
+    that keeps its hand while holding three or more cartes majeures (R3) sees the talon arm
+    only the others, so it declines (seeded deals, as measured when the vote was written)."""
+    strong = 0
+    for seed in range(40):
+        m, _ = Match.new(Options(deals=1, chanter=True, first_dealer=3), seed)
+        for s in (1, 2):                                   # not receivers: dealer is 3
+            v = view(m, s)
+            vote = expert_vote(v, random.Random(seed))
+            assert vote == expert_vote(v, random.Random(seed))
+            if sum(c in MAJEURE_CARDS for c in v["hand"]) >= 3:
+                strong += 1
+                assert vote is False
+    assert strong >= 3
