@@ -3,12 +3,19 @@
 Policy-based inference (Rebstock, Solinas, Buro & Sturtevant 2019): a world (a deal of the
 unseen cards, :mod:`.sampling`) is more likely when, holding the cards that world gives them,
 the other players would have played the cards they did play. Each card played this deal by
-another seat is scored under a *model* of that player, the card rule at the core of our own
-``normal`` level (:func:`model_strength`), made soft by ``softness`` ε: the model's card has
-probability ``1 - ε + ε/n`` and each of the other ``n - 1`` distinct strengths in that hand
-``ε/n``. ``ε = 1`` is uniform (no inference); small ε trusts the model.
+another seat is scored under a *model* of that player giving a probability ``q`` to the card
+it chose, made soft by ``softness`` ε: the play counts ``(1 - ε) q + ε / n`` for ``n``
+distinct strengths in that hand. ``ε = 1`` is uniform (no inference); small ε trusts the
+model. Two models:
 
-What the model needs is the player's hand *at the time*: the cards the world gives it now
+- ``"fitted"`` (the default, :func:`card_probability`): choice rates per category of card
+  (the cheapest card that beats the trick, a tie, the lowest card, ...) by position in the
+  trick and holder, fitted on the plays of searching bots (:data:`WEIGHTS`).
+- ``"rule"`` (:func:`model_strength`): the card rule at the core of ``greedy`` and of the
+  old ``normal`` level, ``q`` = 1 for its card and 0 for the others. Exact for rule players,
+  it misreads searching ones (docs/BOTS.md has the figures).
+
+What a model needs is the player's hand *at the time*: the cards the world gives it now
 plus the cards it has played since, and what it could not see then (R1 minus that hand and
 the cards already down), so a world is scored in a few microseconds per past card.
 
@@ -30,9 +37,9 @@ from dataclasses import dataclass
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
 from .base import View
-from .knowledge import ACES, MAJEURE_CARDS, Knowledge
+from .knowledge import Knowledge
 
-#: Default softness of the play model (tuned with the arena against pimc, docs/BOTS.md).
+#: Default softness of the play model (arena runs against pimc, docs/BOTS.md).
 SOFTNESS = 0.3
 
 _ALL_STRENGTHS = sorted(STRENGTH[c] for c in ALL_CARDS)
@@ -200,7 +207,7 @@ class PlayModel:
         self.fitted = model == "fitted"
         self.obs, self.plays = observations(view)
         self.seat = k.seat
-        # played_before[o] = sorted strengths of the cards down before play number o.
+        # Every card down this deal, in play order (strengths).
         order: list[int] = []
         tricks = [list(t["cards"]) for t in view["tricks"]] + [[c for _, c in view["trick"]]]
         for cards in tricks:
@@ -220,7 +227,6 @@ class PlayModel:
             self._later.append(self.plays[o.seat][done[o.seat]:])
             done[o.seat] += 1
         self.signals = _soft_signals(view, k)
-        self._log_soft = math.log(softness) if softness > 0 else -1e9
 
     def log_weight(self, world: list[list[str]]) -> float:
         """log P(plays seen, soft signals | world) up to a constant."""
@@ -319,6 +325,7 @@ def location_belief(worlds: list[list[list[str]]], log_weights: list[float] | No
 
 
 __all__ = [
-    "ACES", "MAJEURE_CARDS", "SOFTNESS", "Observation", "PlayModel", "location_belief",
-    "model_strength", "observations", "relax_for_risky", "weighted_pick",
+    "SOFTNESS", "WEIGHTS", "Observation", "PlayModel", "card_probability", "categories",
+    "fit_weights", "location_belief", "model_strength", "observations", "relax_for_risky",
+    "situation", "weighted_pick",
 ]
