@@ -29,7 +29,6 @@ with ``r`` the table's ``signal_risk``.
 from __future__ import annotations
 
 import math
-import random
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -282,26 +281,6 @@ def relax_for_risky(k: Knowledge, view: View) -> Knowledge:
     return Knowledge(k.seat, k.hand, k.played, k.unseen, k.hand_sizes, played_by=k.played_by)
 
 
-def weighted_pick(log_weights: list[float], n: int, rng: random.Random) -> list[int]:
-    """Systematic resampling: ``n`` indices drawn in proportion to the weights (one uniform
-    draw, so a heavy world is picked about ``n * w`` times and a light one at most once)."""
-    top = max(log_weights)
-    ws = [math.exp(lw - top) for lw in log_weights]
-    total = sum(ws)
-    step = total / n
-    u = rng.random() * step
-    out: list[int] = []
-    acc = 0.0
-    i = 0
-    for j in range(n):
-        target = u + j * step
-        while acc + ws[i] < target and i < len(ws) - 1:
-            acc += ws[i]
-            i += 1
-        out.append(i)
-    return out
-
-
 def location_belief(worlds: list[list[list[str]]], log_weights: list[float] | None,
                     seat: int) -> dict[str, list[float]]:
     """P(card is in seat s's hand) for s = 0..3, plus index 4 = nobody's hand (the talon or
@@ -327,5 +306,5 @@ def location_belief(worlds: list[list[list[str]]], log_weights: list[float] | No
 __all__ = [
     "SOFTNESS", "WEIGHTS", "Observation", "PlayModel", "card_probability", "categories",
     "fit_weights", "location_belief", "model_strength", "observations", "relax_for_risky",
-    "situation", "weighted_pick",
+    "situation",
 ]

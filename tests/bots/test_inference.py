@@ -20,7 +20,6 @@ from server.bots.inference import (
     model_strength,
     observations,
     relax_for_risky,
-    weighted_pick,
 )
 from server.bots.knowledge import read_view
 from server.bots.sampling import sample_world
@@ -126,9 +125,3 @@ def test_risky_signals_are_soft() -> None:
         assert w is not None
         weights[card in w[liar]] = model.log_weight(w)
     assert weights[True] - weights[False] == pytest.approx(math.log(0.8 / 0.2))
-
-
-def test_weighted_pick_follows_the_weights() -> None:
-    picks = weighted_pick([0.0, -50.0, 0.0, -50.0], 10, random.Random(0))
-    assert len(picks) == 10 and set(picks) <= {0, 2}
-    assert abs(picks.count(0) - picks.count(2)) <= 1
