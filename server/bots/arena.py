@@ -246,7 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(doc))
         return 0
-    low, high = doc["ci95"]  # type: ignore[misc]
+    ci = doc["ci95"]
+    assert isinstance(ci, list)
+    low, high = float(ci[0]), float(ci[1])
     print(f"{args.a} (A) vs {args.b} (B): {args.deals} duplicate deals "
           f"({2 * args.deals} games)")
     print(f"points A {doc['a_points']}  B {doc['b_points']}  "

@@ -13,6 +13,7 @@ strength are interchangeable, so candidates are the distinct strengths in hand.
 
 from __future__ import annotations
 
+import math
 import random
 from bisect import bisect_right
 
@@ -21,16 +22,24 @@ from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
 from .base import Budget, View
 from .heuristics import ascending, trick_status
-from .inference import SOFTNESS, PlayModel, relax_for_risky, weighted_pick
+from .inference import PlayModel, relax_for_risky
 from .knowledge import Knowledge, read_view
 from .sampling import sample_world, sample_world_loose
 
+#: The play model's softness in the expert's own search. 1.0: plays do not weigh the worlds.
+#: Measured with aluette-arena (docs/BOTS.md), weighting by the plays made the expert weaker,
+#: not stronger: 0.476 against expert-v1 over 400 duplicate deals with ε = 0.3 and worlds
+#: resampled by weight, 0.486 over 200 with ε = 0.5 and weighted averages (1.0: 0.500).
+PLAY_SOFTNESS = 1.0
+
 
 def expert_card(view: View, rng: random.Random, budget: Budget,
-                softness: float = SOFTNESS) -> str:
+                softness: float = PLAY_SOFTNESS) -> str:
     """Choose a card by PIMC within ``budget.steps`` simulated card plays (module docstring).
 
-    ``softness`` is the play model's ε (:mod:`.inference`); 1.0 turns inference off.
+    ``softness`` is the play model's ε (:mod:`.inference`): below 1.0 each searched world
+    counts in proportion to how likely it makes the plays seen. Signals at a risky table
+    (R16) are weighed whatever the softness.
     """
     k = read_view(view)
     hand = ascending(view["hand"])
@@ -56,26 +65,70 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     left = sum(view["hand_sizes"])
     per_world = len(cands) * max(1, left) + SAMPLE_COST
     model = PlayModel(view, k, softness)
-    infer = softness < 1.0 and bool(model.obs or model.signals)
+    infer = (softness < 1.0 and bool(model.obs)) or bool(model.signals)
     if infer:
-        per_world += OVERSAMPLE * WEIGH_COST
+        per_world += WEIGH_COST
     n_worlds = max(MIN_WORLDS, min(budget.worlds_cap, budget.steps // per_world))
-    worlds = _worlds(k if not infer else relax_for_risky(k, view), rng,
-                     n_worlds * OVERSAMPLE if infer else n_worlds)
+    worlds = _worlds(k if not infer else relax_for_risky(k, view), rng, n_worlds)
+    weights = [1.0] * len(worlds)
     if infer:
         log_w = [model.log_weight(w) for w in worlds]
-        worlds = [worlds[i] for i in weighted_pick(log_w, n_worlds, rng)]
+        top = max(log_w)
+        weights = [math.exp(lw - top) for lw in log_w]
     totals = [0.0] * len(cands)
     team = seat % 2
-    for world in worlds:
+    utility = deal_utility(view, team)
+    for world, weight in zip(worlds, weights, strict=True):
         base = [sorted(STRENGTH[c] for c in h) for h in world]
         for i, cs in enumerate(cands):
             hands = [list(h) for h in base]
             hands[seat].remove(cs)
             result = playout(hands, leader, [*trick, cs], list(winners))
-            totals[i] += team_value(result, team, mordienne_on)
+            totals[i] += weight * utility[team_value(result, team, mordienne_on) + 2]
     best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
     return reps[cands[best]]
+
+
+#: Worlds the expert plays out, with and without the exchange, before voting on the chanter.
+CHANTER_WORLDS = 48
+
+
+def expert_vote(view: View, rng: random.Random, worlds: int = CHANTER_WORLDS) -> bool:
+    """R9 by evaluation: sample the other hands and the talon, play each world out twice
+    with the greedy rollout, once as dealt and once after the exchange (the talon dealt
+    alternately to the dealer's left and the dealer, each keeping its nine strongest
+    cards), and say yes when the exchange is worth more to this seat's team on average.
+
+    Each team has one of the two receivers (they sit side by side, R4-R5), so what decides
+    is whose hand the talon improves more, which depends on the cards this seat can see.
+    """
+    seat, dealer = int(view["viewer"]), int(view["dealer"])
+    first = (dealer + 1) % 4
+    team = seat % 2
+    utility = deal_utility(view, team)
+    mordienne_on = bool(view["options"].get("mordienne", True))
+    mine = sorted(STRENGTH[c] for c in view["hand"])
+    pool = [STRENGTH[c] for c in read_view(view).unseen]
+    gain = 0.0
+    for _ in range(worlds):
+        rng.shuffle(pool)
+        hands: list[list[int]] = [[], [], [], []]
+        at = 0
+        for s in range(4):
+            if s == seat:
+                hands[s] = list(mine)
+            else:
+                hands[s] = sorted(pool[at : at + 9])
+                at += 9
+        talon = pool[at : at + 12]
+        plain = playout([list(h) for h in hands], first, [], [])
+        swapped = [list(h) for h in hands]
+        swapped[first] = sorted(swapped[first] + talon[0::2])[-9:]
+        swapped[dealer] = sorted(swapped[dealer] + talon[1::2])[-9:]
+        chanted = playout(swapped, first, [], [])
+        gain += (utility[team_value(chanted, team, mordienne_on) + 2]
+                 - utility[team_value(plain, team, mordienne_on) + 2])
+    return gain > 0
 
 
 def _worlds(k: Knowledge, rng: random.Random, n: int) -> list[list[list[str]]]:
@@ -99,9 +152,6 @@ def _partner_sure_top(view: View, k: Knowledge) -> int | None:
 SAMPLE_COST = 40
 #: Never fewer worlds than this, whatever the budget.
 MIN_WORLDS = 4
-#: With inference, this many worlds are sampled and weighed per world searched, then the
-#: searched ones are drawn in proportion to their weights (:func:`.inference.weighted_pick`).
-OVERSAMPLE = 3
 #: Weighing a sampled world costs about as much as this many simulated card plays.
 WEIGH_COST = 60
 
@@ -171,6 +221,39 @@ def playout(
         if len(winners) >= TRICKS_PER_DEAL:
             return winners
         top, count, holder, pos = 0, 0, -1, 0
+
+
+#: How much a match won outweighs a point of margin when the deal decides the match (R14).
+MATCH_WEIGHT = 4.0
+
+
+def deal_utility(view: View, team: int) -> list[float]:
+    """What each result of this deal is worth to ``team``: index ``d + 2`` for a deal in
+    which ``team`` scores ``d`` points more than the other team (d in -2..2, R12-R13).
+
+    Points, unless this deal can decide a match of several deals: the last deal of a match
+    of N deals (R14), or a deal after which a team may reach the target (R14a). Then what
+    counts is the match result (won, drawn, lost) after the deal, ``MATCH_WEIGHT`` times a
+    point, with the margin kept as the tie-break (a mordienne that does not change the
+    result is still worth having). A one-deal match is scored on points alone: its result
+    is the sign of the points, so points already say it, and mordienne keeps its 2 (R13).
+    """
+    opts = view["options"]
+    points = view["points"]
+    mine, theirs = int(points[team]), int(points[1 - team])
+    target = opts.get("target_points")
+    deals = int(opts.get("deals", 1))
+    last = target is None and deals > 1 and int(view["deal_number"]) >= deals
+    out: list[float] = []
+    for d in range(-2, 3):
+        m2, t2 = mine + max(d, 0), theirs + max(-d, 0)
+        if target is not None and (m2 >= target or t2 >= target):
+            out.append(MATCH_WEIGHT * (1 if m2 >= target else -1) + d)
+        elif last:
+            out.append(MATCH_WEIGHT * ((m2 > t2) - (m2 < t2)) + d)
+        else:
+            out.append(float(d))
+    return out
 
 
 def team_value(winners: list[int | None], team: int, mordienne_on: bool) -> int:

@@ -3,12 +3,19 @@
 Policy-based inference (Rebstock, Solinas, Buro & Sturtevant 2019): a world (a deal of the
 unseen cards, :mod:`.sampling`) is more likely when, holding the cards that world gives them,
 the other players would have played the cards they did play. Each card played this deal by
-another seat is scored under a *model* of that player, the card rule at the core of our own
-``normal`` level (:func:`model_strength`), made soft by ``softness`` ε: the model's card has
-probability ``1 - ε + ε/n`` and each of the other ``n - 1`` distinct strengths in that hand
-``ε/n``. ``ε = 1`` is uniform (no inference); small ε trusts the model.
+another seat is scored under a *model* of that player giving a probability ``q`` to the card
+it chose, made soft by ``softness`` ε: the play counts ``(1 - ε) q + ε / n`` for ``n``
+distinct strengths in that hand. ``ε = 1`` is uniform (no inference); small ε trusts the
+model. Two models:
 
-What the model needs is the player's hand *at the time*: the cards the world gives it now
+- ``"fitted"`` (the default, :func:`card_probability`): choice rates per category of card
+  (the cheapest card that beats the trick, a tie, the lowest card, ...) by position in the
+  trick and holder, fitted on the plays of searching bots (:data:`WEIGHTS`).
+- ``"rule"`` (:func:`model_strength`): the card rule at the core of ``greedy`` and of the
+  old ``normal`` level, ``q`` = 1 for its card and 0 for the others. Exact for rule players,
+  it misreads searching ones (docs/BOTS.md has the figures).
+
+What a model needs is the player's hand *at the time*: the cards the world gives it now
 plus the cards it has played since, and what it could not see then (R1 minus that hand and
 the cards already down), so a world is scored in a few microseconds per past card.
 
@@ -22,7 +29,6 @@ with ``r`` the table's ``signal_risk``.
 from __future__ import annotations
 
 import math
-import random
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,9 +36,9 @@ from dataclasses import dataclass
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
 from .base import View
-from .knowledge import ACES, MAJEURE_CARDS, Knowledge
+from .knowledge import Knowledge
 
-#: Default softness of the play model (tuned with the arena against pimc, docs/BOTS.md).
+#: Default softness of the play model (arena runs against pimc, docs/BOTS.md).
 SOFTNESS = 0.3
 
 _ALL_STRENGTHS = sorted(STRENGTH[c] for c in ALL_CARDS)
@@ -143,22 +149,22 @@ def categories(distinct: Sequence[int], top: int) -> list[int]:
 
 
 #: Choice rate per available alternative, by (position, holder) and category, fitted on the
-#: plays of the searching bots (pimc and expert-v1, 240 one-deal games:
+#: plays of the searching bots (pimc and expert-v1, 240 one-deal games, seed "0":
 #: ``aluette-arena --fit-model --deals 240``, docs/BOTS.md). A card
 #: of category c is chosen with probability proportional to ``WEIGHTS[pos][rel][c]``.
 WEIGHTS: list[list[list[float]]] = [
-    [[0.37, 0.149, 0.173, 0.5, 0.5, 0.5],
+    [[0.359, 0.149, 0.18, 0.5, 0.5, 0.5],
      [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
      [0.5, 0.5, 0.5, 0.5, 0.5, 0.5]],
     [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
      [0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
-     [0.312, 0.025, 0.048, 0.278, 0.642, 0.084]],
-    [[0.236, 0.182, 0.187, 0.089, 0.426, 0.079],
-     [0.204, 0.108, 0.193, 0.069, 0.542, 0.083],
-     [0.407, 0.126, 0.207, 0.293, 0.413, 0.065]],
-    [[0.25, 0.048, 0.01, 0.205, 0.572, 0.127],
-     [0.192, 0.006, 0.006, 0.095, 0.711, 0.132],
-     [0.54, 0.028, 0.021, 0.542, 0.375, 0.054]],
+     [0.313, 0.024, 0.049, 0.242, 0.679, 0.074]],
+    [[0.3, 0.14, 0.179, 0.184, 0.451, 0.081],
+     [0.209, 0.1, 0.195, 0.073, 0.559, 0.083],
+     [0.34, 0.151, 0.17, 0.317, 0.435, 0.079]],
+    [[0.335, 0.026, 0.024, 0.206, 0.569, 0.145],
+     [0.19, 0.005, 0.013, 0.12, 0.685, 0.132],
+     [0.533, 0.033, 0.017, 0.571, 0.373, 0.064]],
 ]
 
 
@@ -200,7 +206,7 @@ class PlayModel:
         self.fitted = model == "fitted"
         self.obs, self.plays = observations(view)
         self.seat = k.seat
-        # played_before[o] = sorted strengths of the cards down before play number o.
+        # Every card down this deal, in play order (strengths).
         order: list[int] = []
         tricks = [list(t["cards"]) for t in view["tricks"]] + [[c for _, c in view["trick"]]]
         for cards in tricks:
@@ -220,7 +226,6 @@ class PlayModel:
             self._later.append(self.plays[o.seat][done[o.seat]:])
             done[o.seat] += 1
         self.signals = _soft_signals(view, k)
-        self._log_soft = math.log(softness) if softness > 0 else -1e9
 
     def log_weight(self, world: list[list[str]]) -> float:
         """log P(plays seen, soft signals | world) up to a constant."""
@@ -276,26 +281,6 @@ def relax_for_risky(k: Knowledge, view: View) -> Knowledge:
     return Knowledge(k.seat, k.hand, k.played, k.unseen, k.hand_sizes, played_by=k.played_by)
 
 
-def weighted_pick(log_weights: list[float], n: int, rng: random.Random) -> list[int]:
-    """Systematic resampling: ``n`` indices drawn in proportion to the weights (one uniform
-    draw, so a heavy world is picked about ``n * w`` times and a light one at most once)."""
-    top = max(log_weights)
-    ws = [math.exp(lw - top) for lw in log_weights]
-    total = sum(ws)
-    step = total / n
-    u = rng.random() * step
-    out: list[int] = []
-    acc = 0.0
-    i = 0
-    for j in range(n):
-        target = u + j * step
-        while acc + ws[i] < target and i < len(ws) - 1:
-            acc += ws[i]
-            i += 1
-        out.append(i)
-    return out
-
-
 def location_belief(worlds: list[list[list[str]]], log_weights: list[float] | None,
                     seat: int) -> dict[str, list[float]]:
     """P(card is in seat s's hand) for s = 0..3, plus index 4 = nobody's hand (the talon or
@@ -319,6 +304,7 @@ def location_belief(worlds: list[list[list[str]]], log_weights: list[float] | No
 
 
 __all__ = [
-    "ACES", "MAJEURE_CARDS", "SOFTNESS", "Observation", "PlayModel", "location_belief",
-    "model_strength", "observations", "relax_for_risky", "weighted_pick",
+    "SOFTNESS", "WEIGHTS", "Observation", "PlayModel", "card_probability", "categories",
+    "fit_weights", "location_belief", "model_strength", "observations", "relax_for_risky",
+    "situation",
 ]

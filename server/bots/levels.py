@@ -1,7 +1,8 @@
 """The four bot levels behind the one interface of :mod:`.base`.
 
-``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` is a
-solid heuristic player; ``expert`` searches (PIMC, :mod:`.expert`). All but ``random`` vote
+``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` runs
+a small determinized search (12 worlds, greedy rollouts); ``expert`` a large one with
+inference (PIMC, :mod:`.expert`, :mod:`.inference`). All but ``random`` vote
 and discard with the chanter heuristics and send truthful signals (:mod:`.common`).
 """
 
@@ -14,7 +15,7 @@ from server.game import Signal
 
 from .base import Budget, Decision, View, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote, truthful_signals
-from .expert import expert_card
+from .expert import expert_card, expert_vote
 from .heuristics import easy_card, normal_card
 from .knowledge import read_view
 from .reference import greedy_card, pimc_card
@@ -77,7 +78,8 @@ class HeuristicBot:
             return Decision(None, sigs)
         phase = view["phase"]
         if phase == "chanter_vote":
-            return Decision(make_vote(view, chanter_vote(view)), sigs)
+            vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
+            return Decision(make_vote(view, vote), sigs)
         if phase == "chanter_discard":
             return Decision(make_discard(view, chanter_discards(view)), sigs)
         if phase != "play":
@@ -85,7 +87,7 @@ class HeuristicBot:
         if self.level == "easy":
             card = easy_card(view)
         elif self.level == "normal":
-            card = normal_card(view, read_view(view))
+            card = normal_card(view, read_view(view), rng)
         else:
             card = expert_card(view, rng, budget)
         return Decision(make_play(view, card), sigs)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from collections.abc import Callable
 
 from server.game import ALL_CARDS, STRENGTH
 from server.game.rules import TRICKS_PER_DEAL, deal_outcome
@@ -162,8 +163,13 @@ def uniform_world(view: View, rng: random.Random) -> list[list[int]]:
     return world
 
 
-def pimc_card(view: View, rng: random.Random, worlds: int = PIMC_WORLDS) -> str:
-    """The ``pimc`` reference opponent's card (module docstring)."""
+def pimc_card(view: View, rng: random.Random, worlds: int = PIMC_WORLDS,
+              sampler: Callable[[random.Random], list[list[int]]] | None = None) -> str:
+    """The ``pimc`` reference opponent's card (module docstring).
+
+    ``sampler`` replaces the uniform worlds (the ``normal`` level samples worlds that honour
+    the signals it received); the yardstick itself always uses :func:`uniform_world`.
+    """
     seat = int(view["viewer"])
     hand = _ascending(list(view["hand"]))
     reps: dict[int, str] = {}
@@ -179,7 +185,7 @@ def pimc_card(view: View, rng: random.Random, worlds: int = PIMC_WORLDS) -> str:
     team = seat % 2
     totals = [0] * len(cands)
     for _ in range(worlds):
-        world = uniform_world(view, rng)
+        world = sampler(rng) if sampler is not None else uniform_world(view, rng)
         for i, st in enumerate(cands):
             hands = [list(h) for h in world]
             hands[seat].remove(st)

@@ -105,6 +105,7 @@ def test_every_level_returns_a_legal_action_in_every_phase(level: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_every_level_never_fails_soak(level: str) -> None:
     for seats, seed in _cases((level,), 300):
