@@ -1,6 +1,6 @@
-"""Card-play heuristics for the beginner and the solid club player (levels easy, normal).
+"""Card play for the levels easy (a beginner's rule) and normal (a small search).
 
-Both reason with what a seat can see: the trick so far, its hand and the unseen pool. The
+They reason with what a seat can see: the trick so far, its hand and the unseen pool. The
 facts they lean on are R10 (any card is legal, so a seat may always dump its lowest card),
 R11 (the single strongest card wins; a tie for the top spoils the trick) and R12 (tricks are
 counted per seat, never pooled by partners, so winning a trick the partner already holds
@@ -62,52 +62,6 @@ def easy_card(view: View) -> str:
     return hand[0]
 
 
-class SafetyOdds:
-    """P(no opponent still to play in this trick holds a card of strength >= x).
-
-    Hypergeometric over the unseen cards: the opponents yet to play hold ``H`` of them, the
-    cards a signal placed in the partner's hand are not threats, and the rest is spread over
-    the partner's other cards, the talon and the discards (R8-R9).
-    """
-
-    def __init__(self, k: Knowledge, view: View) -> None:
-        seat = k.seat
-        pos = len(view["trick"])
-        after = [(seat + i) % 4 for i in range(1, 4 - pos)]
-        opp_after = [s for s in after if s % 2 != seat % 2]
-        self.any_opp = bool(opp_after)
-        partner_known = k.must_have.get(k.partner, set())
-        known_opp: set[str] = set()
-        for s in opp_after:
-            known_opp |= k.must_have.get(s, set())
-        self.known_opp_max = max((STRENGTH[c] for c in known_opp), default=0)
-        self.pool = sorted(
-            (STRENGTH[c] for c in k.unseen if c not in partner_known and c not in known_opp),
-        )
-        draws = sum(k.hand_sizes[s] for s in opp_after)
-        self.draws_unknown = max(0, draws - len(known_opp))
-        self.population_unknown = max(1, len(self.pool))
-        self._cache: dict[int, float] = {}
-
-    def __call__(self, x: int) -> float:
-        if not self.any_opp:
-            return 1.0
-        if x in self._cache:
-            return self._cache[x]
-        if self.known_opp_max >= x:
-            p = 0.0
-        else:
-            threats = sum(1 for s in self.pool if s >= x)
-            n, d = self.population_unknown, min(self.draws_unknown, self.population_unknown)
-            p = 1.0
-            for i in range(d):
-                if n - i <= 0:
-                    break
-                p *= max(0, n - threats - i) / (n - i)
-        self._cache[x] = p
-        return p
-
-
 #: Worlds the normal level searches per card (measured against greedy, docs/BOTS.md).
 NORMAL_WORLDS = 12
 
@@ -117,68 +71,11 @@ def normal_card(view: View, k: Knowledge, rng: random.Random) -> str:
     (:func:`.reference.pimc_card`) on :data:`NORMAL_WORLDS` worlds that honour the signals
     received (:mod:`.sampling`, R15), each card rolled out with the greedy rule (R11-R13).
 
-    The rule below (:func:`club_card`) was the normal level before issue 12; measured with
-    ``aluette-arena`` it lost to the plain greedy yardstick (share 0.49 over 400 deals).
+    The rule it replaces (``normal_card`` in the frozen :mod:`.v1.heuristics`) lost to the
+    plain greedy yardstick: share 0.486 over 400 duplicate deals (docs/BOTS.md).
     """
     def sampler(r: random.Random) -> list[list[int]]:
         world = sample_world(k, r) or sample_world_loose(k, r)
         return [sorted(STRENGTH[c] for c in h) for h in world]
 
     return pimc_card(view, rng, NORMAL_WORLDS, sampler)
-
-
-def club_card(view: View, k: Knowledge) -> str:
-    """A solid club player's card rule (the normal level before issue 12).
-
-    - Leading: lead the cheapest card that will probably stand (it keeps the lead, R11),
-      else the lowest card.
-    - The partner holds the trick with a card that will probably stand: dump the lowest card
-      (R12: partners do not pool tricks, so overtaking gains nothing), never one that ties
-      the partner's card (R11 would spoil it).
-    - Otherwise take the trick with the *cheapest* card that beats it, keeping top cards
-      for later; measured against stricter "only if it will stand" rules, contesting every
-      trick cheaply wins clearly more deals.
-    - But leave it when the partner, still to play, said it holds an unbeatable card.
-    - If no card beats it and an opponent holds the trick, spoil it by matching the top
-      card (R11: a tie for the top spoils the trick; the same seat leads again).
-    - Else dump the lowest card.
-    """
-    seat = int(view["viewer"])
-    partner = (seat + 2) % 4
-    hand = ascending(view["hand"])
-    top, holder = trick_status(view)
-    safe = SafetyOdds(k, view)
-    if not view["trick"]:
-        for c in hand:
-            if safe(STRENGTH[c]) >= LEAD_SAFETY:
-                return c
-        return hand[0]
-    if holder == partner and safe(top) >= PARTNER_SAFETY:
-        return dump_card(hand, top, protect=True)
-    if _partner_will_take(view, k, top):
-        return dump_card(hand, top, protect=False)
-    for c in hand:
-        if STRENGTH[c] > top:
-            return c
-    if holder is not None and holder % 2 != seat % 2:
-        for c in hand:
-            if STRENGTH[c] == top:
-                return c
-    return dump_card(hand, top, protect=holder == partner)
-
-
-#: Tuned with ``aluette-arena`` (normal vs random and easy).
-LEAD_SAFETY = 0.7
-PARTNER_SAFETY = 0.3
-
-
-def _partner_will_take(view: View, k: Knowledge, top: int) -> bool:
-    """The partner plays after me in this trick and said (R15) it holds a card that beats
-    the trick and that no opponent can beat or tie: leave the trick to it (R12)."""
-    if len(view["trick"]) > 1:      # the partner (two seats on) has already played
-        return False
-    for card in k.must_have.get(k.partner, ()):
-        st = STRENGTH[card]
-        if st > top and not any(STRENGTH[c] > st for c in k.unseen if c != card):
-            return True
-    return False
