@@ -109,7 +109,13 @@ class NetBot:
         self._acted = key
         view = copy.deepcopy(model.view)
         assert view is not None
-        action = await asyncio.to_thread(choose_action, self.level, view, self.rng)
+        try:
+            action = await asyncio.to_thread(choose_action, self.level, view, self.rng)
+        except ValueError:
+            # Nothing to decide yet (the seat is to act but its hand has not arrived):
+            # wait for the next event instead of stopping the bot.
+            self._acted = None
+            return
         try:
             if isinstance(action, Play):
                 await self.conn.call(protocol.Play, table=model.table, card=action.card)

@@ -87,3 +87,22 @@ def test_bot_process_joins_a_humans_table(server_proc: ServerProcess, spawn) -> 
     bot.child.wait()
     assert bot.child.exitstatus == 0, plain(bot.output)[-3000:]
     ana.quit()
+
+
+async def test_a_network_bot_whose_hand_has_not_arrived_waits_instead_of_stopping() -> None:
+    """Issue 12, item 5: ``aluette --bot`` caught between ``deal_started`` and
+    ``hand_dealt`` (its turn, no card yet) must neither crash nor send anything; once the
+    hand is there it acts."""
+    from client_cli.model import TableModel
+    from server.game import Match, Options
+    from server.game import view as seat_view
+
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 4)
+    v = seat_view(m, 0)
+    assert v["to_act"] == 0
+    v["hand"] = []
+    bot = NetBot("ws://127.0.0.1:9", "normal", "B", quiet_console(), seed=0)
+    model = TableModel(table="t", seat=0, view=v)
+    assert model.my_turn
+    await bot._act(model)                 # no exception, and no command sent (no server)
+    assert bot._acted is None             # it will look again after the next event
