@@ -173,6 +173,9 @@ class Lobby:
             # (at 500 tables, every create_table of a busy second read the whole lobby).
             if self._reading is None:
                 self._reading = asyncio.ensure_future(self._read_entries())
+                # Its waiters get its error; this retrieves it even if all were cancelled.
+                self._reading.add_done_callback(
+                    lambda f: None if f.cancelled() else f.exception())
             reading = self._reading
             try:
                 await asyncio.shield(reading)

@@ -28,6 +28,11 @@ from .config import Settings
 log = logging.getLogger("aluette.workers")
 
 
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("reading a worker's output failed", exc_info=exc)
+
+
 def _free_port(host: str) -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
@@ -50,13 +55,16 @@ class Child:
         self.env = env
         self.proc: asyncio.subprocess.Process | None = None
         self.ready = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self.ready.clear()
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.app", *self.argv, env=self.env,
             stdout=asyncio.subprocess.PIPE, stderr=None)
-        asyncio.get_running_loop().create_task(self._read())
+        # Kept, and awaited in stop(): its failure is logged, never lost.
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        self._reader.add_done_callback(_log_failure)
 
     async def _read(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -74,6 +82,10 @@ class Child:
             except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
 
 
 async def run_workers(settings: Settings, argv: Sequence[str]) -> int:
