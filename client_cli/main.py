@@ -3,6 +3,7 @@
     aluette [--server ws://HOST:PORT] [--name NAME]       the lobby and the game
     aluette play [--level normal] [--deals 5]             a local game against three bots
     aluette --bot LEVEL [--table T]                       a network bot (joins or creates)
+    aluette --bot LEVEL --deals 3 --chanter --signals risky   ... creating a table like this
 """
 
 from __future__ import annotations
@@ -83,8 +84,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--deals", type=int, default=5, help="deals per match (R14; default 5)")
     parser.add_argument("--delay", type=int, default=600,
                         help="with play: bots pause this many ms before playing (default 600)")
-    parser.add_argument("--chanter", action="store_true", help="with play: play the chanter "
-                        "(R9)")
+    parser.add_argument("--chanter", action="store_true", help="with play, or --bot creating "
+                        "a table: play the chanter (R9)")
+    parser.add_argument("--signals", choices=protocol.SIGNALS_MODES,
+                        default=None, help="with --bot creating a table: the signals mode "
+                        "(R16; default the server's, private)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="with play: keep the local server's data here (default: a "
                         "temporary directory)")
@@ -131,13 +135,23 @@ async def play_local(args: argparse.Namespace, console: Console) -> int:
     return 1
 
 
+def bot_table_options(args: argparse.Namespace) -> dict[str, object]:
+    """The options of the table a network bot creates (ignored when it joins one)."""
+    options: dict[str, object] = {"deals": args.deals}
+    if args.chanter:
+        options["chanter"] = True
+    if args.signals is not None:
+        options["signals"] = args.signals
+    return options
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     console = Console(highlight=False)
     try:
         if args.bot:
             bot = NetBot(args.server, args.bot, args.name or f"{args.bot} bot", console,
-                         table=args.table, options={"deals": args.deals}, seed=args.seed,
+                         table=args.table, options=bot_table_options(args), seed=args.seed,
                          quiet=args.quiet)
             return asyncio.run(bot.run())
         ask = input if sys.stdin.isatty() else None
