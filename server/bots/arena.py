@@ -175,6 +175,28 @@ def summary(a: str, b: str, deals: int, result: RunResult) -> dict[str, object]:
     }
 
 
+def round_robin(levels: Sequence[str], deals: int, seed: int | str,
+                options: dict[str, object], budget: Budget,
+                workers: int) -> dict[str, object]:
+    """Every pair of ``levels`` over the same ``deals`` duplicate deals, then their Elo
+    ratings (:mod:`.ladder`). Each pair's summary goes to stderr as it finishes."""
+    from .ladder import ratings
+
+    pairs: list[dict[str, object]] = []
+    shares: dict[tuple[str, str], float] = {}
+    for i, a in enumerate(levels):
+        for b in levels[i + 1:]:
+            started = time.perf_counter()
+            doc = summary(a, b, deals, run(a, b, deals, seed, options, budget, workers))
+            doc["seconds"] = round(time.perf_counter() - started, 1)
+            print(json.dumps(doc), file=sys.stderr, flush=True)
+            pairs.append(doc)
+            shares[a, b] = float(doc["a_share"])  # type: ignore[arg-type]
+    elo = ratings(levels, shares)
+    return {"levels": list(levels), "deals": deals, "seed": seed, "options": options,
+            "pairs": pairs, "elo": {lvl: round(r) for lvl, r in elo.items()}}
+
+
 def fit_play_model(a: str, b: str, deals: int, seed: int | str = "fit",
                    budget: Budget = DEFAULT_BUDGET) -> list[list[list[float]]]:
     """Refit :data:`.inference.WEIGHTS`: play ``deals`` one-deal games of A and B (A on
@@ -225,6 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="signal mode (R16)")
     parser.add_argument("--no-mordienne", action="store_true", help="turn off R13")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--ladder", metavar="LEVELS",
+                        help="instead of --a/--b: a round-robin of these comma-separated "
+                        "levels (every pair, --deals each) and their Elo ratings, the "
+                        "first level at 0 (docs/BOTS.md)")
     parser.add_argument("--fit-model", action="store_true",
                         help="instead of a match, refit the inference play model's weights "
                         "on --deals games of A (default pimc) and B (default expert-v1)")
@@ -235,12 +261,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(fit_play_model(args.a or "pimc", args.b or "expert-v1", args.deals,
                                         args.seed)))
         return 0
-    if args.a is None or args.b is None:
-        parser.error("--a and --b are required")
     options: dict[str, object] = {
         "chanter": args.chanter, "signals": args.signals, "mordienne": not args.no_mordienne,
     }
     budget = Budget(steps=max(1, args.budget), worlds_cap=DEFAULT_BUDGET.worlds_cap)
+    if args.ladder is not None:
+        levels = list(dict.fromkeys(x.strip() for x in args.ladder.split(",") if x.strip()))
+        unknown = [x for x in levels if x not in ALL_LEVELS]
+        if unknown or len(levels) < 2:
+            parser.error(f"--ladder needs two or more of {', '.join(ALL_LEVELS)}")
+        print(json.dumps(round_robin(levels, args.deals, args.seed, options, budget,
+                                     args.workers)))
+        return 0
+    if args.a is None or args.b is None:
+        parser.error("--a and --b are required")
     result = run(args.a, args.b, args.deals, args.seed, options, budget, args.workers)
     doc = summary(args.a, args.b, args.deals, result)
     if args.json:

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from server.bots.arena import main, percentile, share_ci
+from server.bots.ladder import elo_gap, ratings
 
 
 def test_share_ci_balanced_pairs() -> None:
@@ -72,3 +73,35 @@ def test_arena_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     main(["--a", "easy", "--b", "random", "--deals", "1", "--chanter", "--signals", "risky"])
     out = capsys.readouterr().out
     assert "A share" in out and "decision ms" in out
+
+
+def test_ladder_ratings_recover_consistent_elo() -> None:
+    """Shares made from known ratings give those ratings back (anchored at the first)."""
+    truth = {"random": 0.0, "easy": 130.0, "normal": 250.0, "expert": 420.0}
+    shares = {(a, b): 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
+              for i, a in enumerate(truth) for b in list(truth)[i + 1:]}
+    got = ratings(list(truth), shares)
+    assert got == pytest.approx(truth, abs=1e-6)
+
+
+def test_ladder_ratings_are_the_least_squares_fit_of_the_documented_shares() -> None:
+    """docs/BOTS.md's first ladder: six intransitive shares, random fixed at 0."""
+    shares = {("normal", "greedy"): .5934, ("normal", "easy"): .6075,
+              ("normal", "random"): .7752, ("easy", "random"): .7377,
+              ("greedy", "easy"): .7570, ("greedy", "random"): .7829}
+    got = ratings(["random", "easy", "greedy", "normal"], shares)
+    assert {k: round(v) for k, v in got.items()} == {"random": 0, "easy": 131, "greedy": 243,
+                                                     "normal": 244}
+    assert elo_gap(1.0) == pytest.approx(-elo_gap(0.0)) and math.isfinite(elo_gap(1.0))
+    with pytest.raises(ValueError, match="round-robin"):
+        ratings(["random", "easy", "normal"], {("random", "easy"): 0.3})
+
+
+def test_arena_ladder_plays_every_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--ladder", "random,easy,greedy", "--deals", "3", "--signals", "off"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(p["a"], p["b"]) for p in doc["pairs"]] == [("random", "easy"), ("random", "greedy"),
+                                                       ("easy", "greedy")]
+    assert doc["elo"]["random"] == 0 and set(doc["elo"]) == {"random", "easy", "greedy"}
+    with pytest.raises(SystemExit):
+        main(["--ladder", "random,nobody"])
