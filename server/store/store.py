@@ -28,6 +28,10 @@ from server.store.keys import Keys, check_token_hash
 
 _SEQ_BYTES = 8
 PROBE_S = 0.5  # how long a store that looked dead has to answer a PING before it is called down
+PROBE_TICK_S = 0.01  # the probe's watcher wakes this often to see whether our loop stalled
+PROBE_LATE_S = 0.02  # a wake-up this late is our loop's stall, given back to the probe
+PROBE_MAX_STALL_S = 5.0  # at most this much stalled time is given back
+PROBE_RETRY_S = 0.05  # pause between the probe's PINGs
 _SEQ_MAX = (1 << 53) - 1  # Lua numbers are doubles: seqs above 2**53 would lose precision
 
 
@@ -96,11 +100,44 @@ class Store:
                 setattr(self, name, redis.register_script(value.script))
 
     async def answers_within(self, seconds: float) -> bool:
-        """True if Redis answers a PING within ``seconds``; never raises."""
+        """True if Redis answers a PING within ``seconds`` of *our* time; never raises.
+
+        Time our own event loop spent blocked does not count against the store: its answer
+        may have been in the socket all along, unread, and a PING whose reply timeout ran
+        out during the stall proves nothing. A watcher measures how late the loop wakes;
+        the probe gets that time back (up to ``PROBE_MAX_STALL_S``) and PINGs again while
+        time is left. A store that is really frozen or gone is still reported after
+        ``seconds`` of a loop that was free to hear it.
+        """
+        loop = asyncio.get_running_loop()
+        stalled = 0.0
+
+        async def watch() -> None:
+            nonlocal stalled
+            while True:
+                before = loop.time()
+                await asyncio.sleep(PROBE_TICK_S)
+                late = loop.time() - before - PROBE_TICK_S
+                if late > PROBE_LATE_S:
+                    stalled += late
+
+        watcher = asyncio.ensure_future(watch())
+        start = loop.time()
         try:
-            return await asyncio.wait_for(self.ping(), seconds)
-        except TimeoutError:
-            return False
+            while True:
+                remaining = start + seconds + min(stalled, PROBE_MAX_STALL_S) - loop.time()
+                if remaining <= 0:
+                    return False
+                try:
+                    if await asyncio.wait_for(self.ping(), remaining):
+                        return True
+                except TimeoutError:
+                    pass
+                # A pause before the next PING, which also lets the watcher count a stall
+                # that has just ended.
+                await asyncio.sleep(PROBE_RETRY_S)
+        finally:
+            watcher.cancel()
 
     async def ping(self) -> bool:
         """True if Redis answers PING; for health checks, so it never raises."""
