@@ -48,6 +48,7 @@ class ErrorCode(enum.StrEnum):
     INTERNAL_ERROR = "internal_error"
     SHUTTING_DOWN = "shutting_down"
     CONFLICT = "conflict"
+    SERVER_BUSY = "server_busy"
 
 
 class CloseCode(enum.IntEnum):

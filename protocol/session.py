@@ -261,6 +261,7 @@ class ServerSession:
             ErrorCode.BAD_TOKEN: CloseCode.BAD_TOKEN,
             ErrorCode.RATE_LIMITED: CloseCode.TRY_AGAIN_LATER,
             ErrorCode.STORAGE_UNAVAILABLE: CloseCode.TRY_AGAIN_LATER,
+            ErrorCode.SERVER_BUSY: CloseCode.TRY_AGAIN_LATER,
             ErrorCode.SHUTTING_DOWN: CloseCode.GOING_AWAY,
         }
         close = codes.get(exc.code, CloseCode.PROTOCOL_ERROR)

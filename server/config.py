@@ -86,6 +86,9 @@ class Settings:
     ping_timeout_s: float = 20.0
     #: Seconds between sweeps for finished or abandoned tables.
     sweep_interval_s: float = 60.0
+    #: Admission control: while the event loop's recent lag averages more than this many
+    #: ms, new tables and new sessions are refused with ``server_busy`` (0: never).
+    busy_lag_ms: float = 250.0
     #: Per-connection command rate (token bucket): sustained per second, and burst.
     rate_per_second: float = float(RATE_PER_SECOND)
     rate_burst: int = RATE_BURST
@@ -130,6 +133,7 @@ ENV = {
     "ping_interval_s": "ALUETTE_PING_INTERVAL",
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
+    "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
     "rate_per_second": "ALUETTE_RATE_PER_SECOND",
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
@@ -173,6 +177,8 @@ HELP = {
     "ping_interval_s": "websocket keepalive ping interval, seconds",
     "ping_timeout_s": "websocket keepalive timeout, seconds",
     "sweep_interval_s": "seconds between clean-up sweeps",
+    "busy_lag_ms": "refuse new tables and sessions (server_busy) while the event loop's "
+                   "recent lag averages more than this many ms (0: never)",
     "rate_per_second": "commands per second a connection may send, sustained",
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",

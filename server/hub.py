@@ -9,7 +9,6 @@ module-global: a test can run two hubs side by side.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import time
 from typing import Any
@@ -20,6 +19,7 @@ from .botrunner import BotRunner
 from .cluster import Cluster
 from .config import Settings
 from .lobby import Lobby
+from .looplag import LoopLag
 from .sessions import Sessions
 from .supervisor import Supervisor
 from .wire import Client, ConnectionCount
@@ -34,15 +34,16 @@ class Hub:
         self.storage = storage
         self.supervisor = Supervisor()
         self.bots = BotRunner(settings.bot_workers, settings.bot_timeout_s)
-        self.sessions = Sessions(store, settings)
+        self.lag = LoopLag(settings.busy_lag_ms)
+        self.sessions = Sessions(store, settings, busy=self.lag)
         self.cluster = Cluster(store, settings, self.supervisor)
-        self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster)
+        self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
+                           busy=self.lag)
         self.count = ConnectionCount()
         self.clients: set[Client] = set()
         self.started_at = time.time()
         self.closing = False
         self._closed = False
-        self._lags: collections.deque[float] = collections.deque(maxlen=600)
 
     @property
     def tables(self) -> dict[str, Any]:
@@ -52,7 +53,7 @@ class Hub:
         await self.lobby.load_all()
         self.cluster.start(self.lobby)
         self.supervisor.spawn("sweep", self._sweep_forever())
-        self.supervisor.spawn("loop lag", self._measure_lag())
+        self.supervisor.spawn("loop lag", self.lag.sample_forever())
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -78,23 +79,6 @@ class Hub:
             except Exception:
                 log.exception("sweep failed; trying again at the next interval")
 
-    async def _measure_lag(self) -> None:
-        """How late the event loop wakes up (every 100 ms): what a command waits before
-        it even starts; the last minute's samples feed ``/healthz``."""
-        loop = asyncio.get_running_loop()
-        while True:
-            start = loop.time()
-            await asyncio.sleep(0.1)
-            self._lags.append((loop.time() - start - 0.1) * 1000)
-
-    def loop_lag(self) -> dict[str, float]:
-        lags = sorted(self._lags)
-        if not lags:
-            return {}
-        return {"p50": round(lags[len(lags) // 2], 2),
-                "p99": round(lags[min(len(lags) - 1, int(0.99 * len(lags)))], 2),
-                "max": round(lags[-1], 2)}
-
     async def health(self) -> dict[str, Any]:
         """``/healthz``: storage really answering as *our* store (its identity checked),
         and what this process holds."""
@@ -110,7 +94,8 @@ class Hub:
             "tables": len(self.lobby.tables),
             "stalled_tables": self.lobby.stalled(),
             "owned_tables": self.lobby.owned(),
-            "loop_lag_ms": self.loop_lag(),
+            "loop_lag_ms": self.lag.summary(),
+            "busy": self.lag.busy(),
             "cluster": self.cluster.status(),
             "connections": len(self.clients),
             "sockets": self.count.total,

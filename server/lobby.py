@@ -31,6 +31,7 @@ from . import mutations
 from .botrunner import BotRunner
 from .cluster import Cluster
 from .config import Settings
+from .looplag import LoopLag
 from .mutations import Work
 from .supervisor import Supervisor
 from .table import Table, number_events
@@ -54,10 +55,11 @@ def table_id_for(player: str, command_id: int) -> str:
 
 class Lobby:
     def __init__(self, store: Store, settings: Settings, supervisor: Supervisor,
-                 bots: BotRunner, cluster: Cluster,
+                 bots: BotRunner, cluster: Cluster, busy: LoopLag | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
+        self.busy = busy or LoopLag(0)
         self.supervisor = supervisor
         self.bots = bots
         self.clock = clock
@@ -241,6 +243,12 @@ class Lobby:
                 existing.subscribe(viewer)
             return
         s = self.settings
+        if self.busy.busy():
+            # Admission control (issue 11): past saturation every table slows down
+            # together; a new table would only make the games in progress later.
+            raise ServiceError(ErrorCode.SERVER_BUSY, "the server is too busy for new tables "
+                               "right now; join one or try again shortly",
+                               details={"retry_after_ms": self.busy.retry_after_ms()})
         try:
             entries = await self.entries()
         except StorageUnavailable:

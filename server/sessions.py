@@ -29,6 +29,7 @@ from server.store import StorageUnavailable, Store
 from server.store.keys import check_id
 
 from .config import Settings
+from .looplag import LoopLag
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +66,11 @@ class Connected(Protocol):
 
 
 class Sessions:
-    def __init__(self, store: Store, settings: Settings,
+    def __init__(self, store: Store, settings: Settings, busy: LoopLag | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.settings = settings
+        self.busy = busy or LoopLag(0)
         self.clock = clock
         self.online: dict[str, set[Connected]] = {}
         self._new_by_address: OrderedDict[str, RateLimiter] = OrderedDict()
@@ -107,6 +109,12 @@ class Sessions:
                         other.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
                 conn.retiring = True
             else:
+                if self.busy.busy():
+                    # Admission control (issue 11): a returning player (a token) is let in,
+                    # a new one waits until the games in progress are served on time.
+                    raise ServiceError(ErrorCode.SERVER_BUSY, "the server is too busy for "
+                                       "new players right now; try again shortly",
+                                       details={"retry_after_ms": self.busy.retry_after_ms()})
                 if not self._allow_new(conn.address):
                     raise ServiceError(ErrorCode.RATE_LIMITED, "too many new sessions from "
                                        "your address; try again in a minute")

@@ -167,6 +167,8 @@ ELSEWHERE = {
     "shutting_down": "tests/server/test_promises.py::test_shutting_down_refuses_and_hello_1001",
     "internal_error": "tests/server/test_promises.py::test_an_internal_error_leaks_nothing",
     "conflict": "tests/server/test_promises.py::test_a_table_that_keeps_changing_is_a_conflict",
+    "server_busy": "tests/server/test_admission.py::"
+                   "test_a_saturated_server_refuses_new_tables_and_sessions_but_serves_its_games",
     "match_over": "tests/server/test_promises.py::test_a_move_after_the_match_is_match_over",
     "1001": "tests/server/test_promises.py::test_sigterm_close_code_is_the_documented_1001",
     "1013": "tests/server/test_abuse.py::test_connections_are_limited_per_address_hello_or_not",

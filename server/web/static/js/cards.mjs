@@ -123,6 +123,7 @@ export const ERROR_SENTENCES = Object.freeze({
   storage_unavailable: "The server could not save that, so nothing changed; try again.",
   internal_error: "The server hit an internal error; nothing changed.",
   shutting_down: "The server is restarting; nothing changed. It will be sent again.",
+  server_busy: "The server is too busy for new tables or players right now; try again in a few seconds.",
   conflict: "The table changed while your move was being applied; nothing changed. Try again.",
   bad_token: "The server no longer knows this session.",
   invalid_field: "The server refused a value",

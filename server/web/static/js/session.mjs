@@ -48,7 +48,7 @@ export const KNOWN_EVENTS = new Set([
 ]);
 
 /** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows). */
-const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_down"]);
+const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_down", "server_busy"]);
 
 /** Commands whose ok seats us (seat in the result) and is followed by the table's head. */
 const HEAD_COMMANDS = new Set(["create_table", "join"]);
