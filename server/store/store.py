@@ -16,7 +16,8 @@ import asyncio
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
@@ -25,6 +26,8 @@ from server.store import scripts
 from server.store.client import unavailable_on_error
 from server.store.errors import StorageUnavailable, VersionConflict
 from server.store.keys import Keys, check_token_hash
+
+T = TypeVar("T")
 
 _SEQ_BYTES = 8
 PROBE_S = 0.5  # how long a store that looked dead has to answer a PING before it is called down
@@ -139,6 +142,26 @@ class Store:
         finally:
             watcher.cancel()
 
+    async def _proven(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """Run an idempotent store call; report ``StorageUnavailable`` only if the store
+        proves it is down.
+
+        A timeout can be our own fault: an event loop that stalled past the reply timeout
+        cancels a call whose reply is already in the socket (and a pool that waited for a
+        free connection through the same stall gives up the same way). So a failed call is
+        sent once more if the store answers a PING (:meth:`answers_within`, which does not
+        count our own stalls against it). Only for calls that are safe to repeat: reads,
+        and writes that recognise a second delivery (the commit's nonce).
+        """
+        try:
+            with unavailable_on_error(what):
+                return await call()
+        except StorageUnavailable:
+            if not await self.answers_within(PROBE_S):
+                raise
+        with unavailable_on_error(f"{what} (second try)"):
+            return await call()
+
     async def ping(self) -> bool:
         """True if Redis answers PING; for health checks, so it never raises."""
         try:
@@ -187,16 +210,16 @@ class Store:
 
     async def load_table(self, table_id: str) -> tuple[int, bytes] | None:
         """``(version, doc)`` of the table, or ``None`` if it does not exist."""
-        with unavailable_on_error(f"load table {table_id}"):
-            version, doc = await self.redis.hmget(self.keys.doc(table_id), "version", "doc")
+        version, doc = await self._proven(
+            f"load table {table_id}",
+            lambda: self.redis.hmget(self.keys.doc(table_id), "version", "doc"))
         if version is None or doc is None:
             return None
         return int(version), doc
 
     async def table_ids(self) -> list[str]:
         """Ids in the table index, sorted (may include an id whose create was cut off)."""
-        with unavailable_on_error("list tables"):
-            raw = await self.redis.smembers(self.keys.tables)
+        raw = await self._proven("list tables", lambda: self.redis.smembers(self.keys.tables))
         return sorted(m.decode() for m in raw)
 
     async def commit(
@@ -271,20 +294,10 @@ class Store:
                 info if info is not None else b"",
                 publish if publish is not None else b"",
                 "spublish" if self.sharded else "publish", *entries]
-        try:
-            with unavailable_on_error(f"commit table {table_id}"):
-                ok, version = await self._commit(keys=call_keys, args=args)
-        except StorageUnavailable:
-            # A timeout can be our own fault: an event loop that stalled past the reply
-            # timeout cancels a call whose reply is already in the socket. The store must
-            # prove it is down before a player hears "storage unavailable": if it answers
-            # a PING, the same call (same nonce: a write that landed is recognised, never
-            # applied twice) is sent once more. The probe is short, so a store that really
-            # froze is still reported within about the reply timeout.
-            if not await self.answers_within(PROBE_S):
-                raise
-            with unavailable_on_error(f"commit table {table_id} (second try)"):
-                ok, version = await self._commit(keys=call_keys, args=args)
+        # The store must prove it is down before a player hears "storage unavailable"; a
+        # second delivery of this call (same nonce) is recognised, never applied twice.
+        ok, version = await self._proven(f"commit table {table_id}",
+                                         lambda: self._commit(keys=call_keys, args=args))
         if not ok:
             actual = int(version)
             raise VersionConflict(table_id, expected_version, None if actual < 0 else actual)
@@ -297,10 +310,10 @@ class Store:
         the log (the entry right after ``after_seq`` was trimmed, or the table is gone):
         it should send a fresh snapshot instead.
         """
-        with unavailable_on_error(f"read log of table {table_id}"):
-            reply = await self._read_log(
-                keys=[self.keys.log(table_id), self.keys.doc(table_id)], args=[int(after_seq)]
-            )
+        reply = await self._proven(
+            f"read log of table {table_id}",
+            lambda: self._read_log(keys=[self.keys.log(table_id), self.keys.doc(table_id)],
+                                   args=[int(after_seq)]))
         if not reply[0]:
             return None
         return [decode_log_entry(raw) for raw in reply[1]]
@@ -316,11 +329,13 @@ class Store:
         """Every listed table's lobby description, as its last commit stored it (one
         pipelined round trip: ``list_tables`` reads the lobby from Redis, not from one
         process's memory)."""
-        with unavailable_on_error("read the lobby"):
+        async def read() -> list[bytes | None]:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for tid in table_ids:
                     pipe.hget(self.keys.doc(tid), "info")
-                raw = await pipe.execute()
+                return list(await pipe.execute())
+
+        raw = await self._proven("read the lobby", read)
         return {tid: info for tid, info in zip(table_ids, raw, strict=True) if info}
 
     # -- leases, presence, processes (issue 11) ------------------------------------
@@ -361,8 +376,8 @@ class Store:
 
     async def present(self, table_id: str) -> dict[str, int]:
         """``{"<process>|<player>": connections}`` at a table, over every process."""
-        with unavailable_on_error(f"presence at {table_id}"):
-            raw = await self.redis.hgetall(self.keys.present(table_id))
+        raw = await self._proven(f"presence at {table_id}",
+                                 lambda: self.redis.hgetall(self.keys.present(table_id)))
         return {k.decode(): int(v) for k, v in raw.items()}
 
     async def publish_closed(self, table_id: str, process: str) -> None:
@@ -392,8 +407,9 @@ class Store:
 
     async def load_replies(self, table_id: str, player_id: str) -> list[bytes]:
         """A player's remembered reply entries at this table, newest first."""
-        with unavailable_on_error(f"load replies at table {table_id}"):
-            raw = await self.redis.lrange(self.keys.replies(table_id, player_id), 0, -1)
+        raw = await self._proven(
+            f"load replies at table {table_id}",
+            lambda: self.redis.lrange(self.keys.replies(table_id, player_id), 0, -1))
         return list(raw)
 
     # -- finished-match records ---------------------------------------------------
@@ -417,8 +433,9 @@ class Store:
     async def load_record(self, table_id: str, match: int | None = None) -> bytes | None:
         """The table's latest stored record, or that of match number ``match``; ``None``
         if never saved, or expired."""
-        with unavailable_on_error(f"load record {table_id}"):
-            return await self.redis.get(self.keys.record(table_id, match))
+        raw: bytes | None = await self._proven(
+            f"load record {table_id}", lambda: self.redis.get(self.keys.record(table_id, match)))
+        return raw
 
     async def record_ids(self) -> list[str]:
         """Ids of records not yet expired, sorted."""
@@ -471,8 +488,8 @@ class Store:
 
     async def session_token(self, player_id: str) -> str | None:
         """The current token digest of a session, or None (expired)."""
-        with unavailable_on_error(f"read session {player_id}"):
-            raw = await self.redis.hget(self.keys.session(player_id), "current")
+        raw = await self._proven(f"read session {player_id}",
+                                 lambda: self.redis.hget(self.keys.session(player_id), "current"))
         return None if raw is None else raw.decode()
 
     async def touch_session(self, player_id: str, ttl_s: int) -> None:

@@ -156,6 +156,45 @@ async def test_a_loop_stalled_again_during_the_probe_is_not_a_store_outage(
         await client.aclose()
 
 
+@pytest.mark.parametrize("read", ["load_table", "read_log", "load_replies", "lobby_infos"])
+async def test_a_read_cut_off_by_our_own_stall_is_read_again(
+    own_valkey: ValkeyServer, key_prefix: str, read: str
+) -> None:
+    """The one ``storage_unavailable`` left at 1,000 tables: a read on a command's path
+    (the table, its log, a player's stored replies, the lobby) timed out in a stall of our
+    loop with the store's answer in the socket. Reads are sent again once the store has
+    proved it is up, like the commit."""
+    client = await connect(own_valkey.connection_url, socket_timeout=0.2)
+    try:
+        store = Store(client, key_prefix)
+        await store.create_table("t", b"v1")
+        await store.commit("t", 1, b"v2", [(1, b"e")], reply=("p1", b"r"))
+        calls = {"load_table": lambda: store.load_table("t"),
+                 "read_log": lambda: store.read_log("t", 0),
+                 "load_replies": lambda: store.load_replies("t", "p1"),
+                 "lobby_infos": lambda: store.lobby_infos(["t"])}
+        expected = await calls[read]()
+        pid = int((await client.info("server"))["process_id"])
+        real_ping = store.ping
+        probes = []
+
+        async def counted_ping() -> bool:
+            probes.append(1)
+            return await real_ping()
+
+        store.ping = counted_ping  # type: ignore[method-assign]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            pending = asyncio.ensure_future(calls[read]())
+            _stall_while_the_store_replies(asyncio.get_running_loop(), pid, 0.1, 0.6)
+            assert await asyncio.wait_for(pending, timeout=6) == expected
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert probes, "the read did not time out: the test covers nothing"
+    finally:
+        await client.aclose()
+
+
 async def test_a_store_that_does_not_answer_the_probe_is_still_reported_down(
     own_valkey: ValkeyServer, key_prefix: str
 ) -> None:
