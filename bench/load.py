@@ -347,7 +347,8 @@ def main() -> None:
          "--max-tables-per-address", "100000", "--max-connections", "100000",
          "--max-connections-per-address", "100000", "--new-sessions-per-minute", "1000000",
          "--rate-per-second", "1000000", "--rate-burst", "1000000"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        cwd=ROOT, env=env, stdout=subprocess.PIPE,
+        stderr=open(tmp / "server.log", "w"), text=True)  # noqa: SIM115 - the child's
     echo = subprocess.Popen([sys.executable, "-c", ECHO, str(echo_port)],
                             stdout=subprocess.PIPE, text=True)
     try:
@@ -405,6 +406,7 @@ def main() -> None:
             "loop_lag_ms": health.get("loop_lag_ms", {}),
             "rss_kib_per_connection": round((rss_loaded - rss_idle) / max(1, conns), 1),
             "redis_calls_per_command": round(calls / max(1, commands), 2),
+            "server_log": str(tmp / "server.log"),
         }
         by_kind: dict[str, list[float]] = {}
         for res in results:

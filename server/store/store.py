@@ -13,6 +13,7 @@ trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import os
 import time
@@ -28,6 +29,7 @@ from server.store.errors import StorageUnavailable, VersionConflict
 from server.store.keys import Keys, check_token_hash
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 _SEQ_BYTES = 8
 PROBE_S = 0.5  # how long a store that looked dead has to answer a PING before it is called down
@@ -156,11 +158,16 @@ class Store:
         try:
             with unavailable_on_error(what):
                 return await call()
-        except StorageUnavailable:
+        except StorageUnavailable as exc:
             if not await self.answers_within(PROBE_S):
+                log.warning("storage unavailable: %s, and no answer to a PING", exc)
                 raise
-        with unavailable_on_error(f"{what} (second try)"):
-            return await call()
+        try:
+            with unavailable_on_error(f"{what} (second try)"):
+                return await call()
+        except StorageUnavailable as exc:
+            log.warning("storage unavailable: %s, although it answered a PING", exc)
+            raise
 
     async def ping(self) -> bool:
         """True if Redis answers PING; for health checks, so it never raises."""
@@ -198,12 +205,13 @@ class Store:
     ) -> int:
         keys = self.keys
         entries = [encode_log_entry(seq, payload) for seq, payload in log]
-        with unavailable_on_error(f"create table {table_id}"):
-            await self.redis.sadd(keys.tables, table_id)
-            ok, version = await self._create(
-                keys=[keys.doc(table_id), keys.log(table_id)],
-                args=[doc, nonce, int(ttl_s), info, *entries],
-            )
+        await self._proven(f"index table {table_id}",
+                           lambda: self.redis.sadd(keys.tables, table_id))
+        # Same nonce on a second delivery: the script recognises its own create.
+        ok, version = await self._proven(
+            f"create table {table_id}",
+            lambda: self._create(keys=[keys.doc(table_id), keys.log(table_id)],
+                                 args=[doc, nonce, int(ttl_s), info, *entries]))
         if not ok:
             raise VersionConflict(table_id, None, int(version))
         return 1
