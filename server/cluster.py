@@ -183,11 +183,12 @@ class Cluster:
                 log.exception("cluster keeper failed; trying again")
             await asyncio.sleep(self.settings.lease_renew_s)
 
-    async def keep_once(self, lobby: Lobby) -> None:
+    async def keep_once(self, lobby: Lobby, *, full: bool = False) -> None:
         """One beat: this process's heartbeat renews every lease it holds at once (a lease
         is worth what its holder's heartbeat is), then one read of every table's holder:
         tables this process lost are let go, tables whose holder stopped beating (or that
-        have none) are taken, up to this process's fair share."""
+        have none) are taken, up to this process's fair share. ``full``: read every holder
+        now, whatever the beat."""
         s, store, now = self.settings, self.store, self.clock()
         stalled = self._last_beat is not None and now - self._last_beat > s.lease_ttl_s / 2
         await store.heartbeat(self.process, now)
@@ -199,7 +200,7 @@ class Cluster:
         # Who holds what only changes when a process comes or goes (or this one stalled,
         # and may have been given up by the others): read every table's holder then, and
         # every ~10 s for tables made elsewhere, not every beat.
-        if not (changed or stalled or self._ticks % 10 == 1):
+        if not (full or changed or stalled or self._ticks % 10 == 1):
             if len(self.live) > 1:
                 for table in lobby.tables.values():
                     if table.owned and not table.closed:
@@ -209,14 +210,25 @@ class Cluster:
         holders = await store.lease_holders(
             ids, refresh_ttl_s=s.table_key_ttl_s if self._ticks % 600 == 1 else 0)
         mine = 0
-        for tid, holder in zip(ids, holders, strict=True):
+        for i, (tid, holder) in enumerate(zip(ids, holders, strict=True)):
             table = lobby.tables.get(tid)
-            if table is not None and table.owned and holder != self.process:
+            if table is not None and not table.closed and table.owned != (holder == self.process):
+                # The holders were read a moment ago: a table created since then took its
+                # lease after the read. Judge a difference on a fresh read of that lease.
+                holder = holders[i] = (await store.lease_holders([tid]))[0]
+            if table is not None and not table.closed and table.owned and holder != self.process:
                 self.leases_lost += 1
-                log.warning("table %s: lease lost to %s; it runs the table now", tid, holder)
+                log.warning("table %s: lease lost to %s; that process runs it now", tid,
+                            holder or "nobody")
                 table.set_owned(False)
             elif holder == self.process:
                 mine += 1
+                if table is not None and not table.closed and not table.owned:
+                    # Ours in the store but not run here (a take that raced this beat):
+                    # run it, or its bots and clocks would wait for nobody.
+                    table.set_owned(True)
+                    await table.take_over()
+                    log.info("table %s: its lease is this process's; it runs it", tid)
         share = math.ceil(len(ids) / max(1, len(self.live))) + 1
         for tid, holder in zip(ids, holders, strict=True):
             if mine >= share:
