@@ -119,7 +119,11 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
                 raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
                                    "current token (the one in your latest welcome)")
             table = await lobby.find(table_id)
-            await table.command(client, cmd)
+            if isinstance(cmd, protocol.Rematch):
+                async with lobby.reopening(table):
+                    await table.command(client, cmd)
+            else:
+                await table.command(client, cmd)
             if client in table.viewers:
                 client.tables.add(table.id)
             else:

@@ -15,7 +15,7 @@ import hashlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgpack
@@ -226,6 +226,46 @@ class Lobby:
         return sum(1 for tid, a in self._address_of.items() if a == address
                    and (t := self.tables.get(tid)) is not None
                    and t.state.status in ("waiting", "playing") and not t.closed)
+
+    @contextlib.asynccontextmanager
+    async def reopening(self, table: Table) -> AsyncIterator[None]:
+        """A rematch opens a finished table again, so it counts against its creator's
+        open tables, and its creator's address's, like a new table: refused with
+        ``too_many_tables`` at the limit. While the rematch is applied it is counted as
+        a create in flight, so a thousand rematches sent at once cannot overshoot."""
+        st, s = table.state, self.settings
+        if st.status != "finished":
+            yield                     # not a reopening: the table answers for itself
+            return
+        creator, address = st.creator, self._address_of.get(table.id)
+        try:
+            entries = await self.entries()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                               "storage is unavailable; nothing was changed") from None
+        if (self._open_tables_of(creator, entries) + self._creating[creator]
+                >= s.max_tables_per_player):
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, "the table's creator already has "
+                               f"{s.max_tables_per_player} open tables; finish or leave one "
+                               "before a rematch", details={"limit": s.max_tables_per_player})
+        if address is not None and (self._open_tables_from(address)
+                                    + self._creating_from[address]
+                                    >= s.max_tables_per_address):
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, "too many open tables from the "
+                               "creator's address", details={"limit": s.max_tables_per_address})
+        self._creating[creator] += 1
+        if address is not None:
+            self._creating_from[address] += 1
+        try:
+            yield
+        finally:
+            self._creating[creator] -= 1
+            if self._creating[creator] <= 0:
+                del self._creating[creator]
+            if address is not None:
+                self._creating_from[address] -= 1
+                if self._creating_from[address] <= 0:
+                    del self._creating_from[address]
 
     async def create(self, viewer: Viewer, address: str, cmd: protocol.CreateTable) -> None:
         """A new table with its creator in seat 0; ok, then the table's head.

@@ -41,7 +41,7 @@ class NetClient:
         self.changed = asyncio.Condition()
         self.welcome: dict[str, Any] = {}
         self.acked: list[str] = []          # cards whose play got an ok
-        self.acted_turns: set[int] = set()  # seqs of the turn events this player acted on
+        self.acted_turns: set[tuple[str, int]] = set()  # (table, seq) of turns acted on
         self.closed = asyncio.Event()
         self._reader = asyncio.get_running_loop().create_task(self._read())
 

@@ -88,11 +88,12 @@ async def autoplay(client: NetClient, table: str, seat: int, *, pick: str = "las
             kind = event["type"]
             if kind == "match_over":
                 return event
-            if (kind != "turn" or event["seat"] != seat or entry["seq"] in client.acted_turns
+            if (kind != "turn" or event["seat"] != seat
+                    or (table, entry["seq"]) in client.acted_turns
                     or (after_seq is not None and entry["seq"] <= after_seq)
                     or _stale(client, index - 1, table)):
                 continue
-            client.acted_turns.add(entry["seq"])
+            client.acted_turns.add((table, entry["seq"]))
             phase = event.get("phase") or "play"
             if phase == "chanter_discard":
                 await _discard(client, table, hand)

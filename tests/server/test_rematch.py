@@ -156,3 +156,44 @@ async def test_rematch_needs_a_finished_match(connect, seated):
     other = ana if seated else await connect("Bo")
     code = (await other.request("rematch", table=table))["code"]
     assert code == ("wrong_phase" if seated else "not_seated")
+
+
+async def test_rematches_cannot_reopen_more_tables_than_the_creators_limit(
+        redis_url, key_prefix, redis_client):
+    """An attacker at the per-player limit of open tables (2 here) finishes them against
+    bots, creates two more, then sends rematches for the finished ones all at once: each
+    would reopen a table. They are refused (``too_many_tables``, nothing started) while
+    the limit is reached, and a rematch goes through once a table is closed again."""
+    settings = server_settings(redis_url, key_prefix, max_tables_per_player=2,
+                               rate_per_second=1000, rate_burst=1000)
+    async with running(settings) as srv:
+        ana = await NetClient.open(f"ws://127.0.0.1:{srv.port}", "Ana")
+        options = {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3}
+
+        async def finished_table() -> str:
+            first = len(ana.events)
+            table = (await ana.call("create_table", options=options))["table"]
+            for seat in (1, 2, 3):
+                await ana.call("add_bot", table=table, seat=seat, level="random")
+            await ana.call("start", table=table)
+            await autoplay(ana, table, 0, start=first)
+            return table
+
+        done = [await finished_table(), await finished_table()]
+        open_now = [(await ana.call("create_table", options=options))["table"]
+                    for _ in range(2)]
+        replies = await asyncio.gather(*(ana.request("rematch", table=t) for t in done))
+        assert [r.get("code") for r in replies] == ["too_many_tables"] * 2, replies
+        assert all(r["details"]["limit"] == 2 for r in replies)
+        assert [srv.hub.tables[t].state.status for t in done] == ["finished"] * 2
+        # Once one of the open tables is finished too, a rematch fits under the limit.
+        first = len(ana.events)
+        for seat in (1, 2, 3):
+            await ana.call("add_bot", table=open_now[0], seat=seat, level="random")
+        await ana.call("start", table=open_now[0])
+        await autoplay(ana, open_now[0], 0, start=first)
+        assert await ana.call("rematch", table=done[0]) == {"table": done[0]}
+        assert srv.hub.tables[done[0]].state.status == "playing"
+        refused = await ana.request("rematch", table=done[1])
+        assert refused["code"] == "too_many_tables"
+        await ana.close()
