@@ -105,6 +105,20 @@ async def test_unresponsive_server_times_out_promptly(
         await client.aclose()
 
 
+def count_probes(store: Store) -> list[int]:
+    """Each PING the store's probe sends adds to the list returned (the probe runs only
+    when a call failed: an empty list means the test did not reach what it covers)."""
+    real_ping = store.ping
+    probes: list[int] = []
+
+    async def counted_ping() -> bool:
+        probes.append(1)
+        return await real_ping()
+
+    store.ping = counted_ping  # type: ignore[method-assign]
+    return probes
+
+
 def _stall_while_the_store_replies(loop: asyncio.AbstractEventLoop, pid: int, after: float,
                                    stall: float) -> None:
     """The store (SIGSTOPped) has a request of ours waiting; ``after`` seconds from now it
@@ -175,14 +189,7 @@ async def test_a_read_cut_off_by_our_own_stall_is_read_again(
                  "lobby_infos": lambda: store.lobby_infos(["t"])}
         expected = await calls[read]()
         pid = int((await client.info("server"))["process_id"])
-        real_ping = store.ping
-        probes = []
-
-        async def counted_ping() -> bool:
-            probes.append(1)
-            return await real_ping()
-
-        store.ping = counted_ping  # type: ignore[method-assign]
+        probes = count_probes(store)
         os.kill(pid, signal.SIGSTOP)
         try:
             pending = asyncio.ensure_future(calls[read]())
@@ -228,14 +235,7 @@ async def test_a_stalled_event_loop_is_not_reported_as_a_store_outage(
         store = Store(client, key_prefix)
         await store.create_table("t", b"v1")
         pid = int((await client.info("server"))["process_id"])
-        real_ping = store.ping
-        probes = []
-
-        async def counted_ping() -> bool:
-            probes.append(1)
-            return await real_ping()
-
-        store.ping = counted_ping  # type: ignore[method-assign]
+        probes = count_probes(store)
         os.kill(pid, signal.SIGSTOP)
         try:
             commit = asyncio.ensure_future(store.commit("t", 1, b"v2", [(1, b"e")]))
