@@ -228,31 +228,33 @@ class Lobby:
                    and t.state.status in ("waiting", "playing") and not t.closed)
 
     @contextlib.asynccontextmanager
-    async def reopening(self, table: Table) -> AsyncIterator[None]:
-        """A rematch opens a finished table again, so it counts against its creator's
-        open tables, and its creator's address's, like a new table: refused with
-        ``too_many_tables`` at the limit. While the rematch is applied it is counted as
-        a create in flight, so a thousand rematches sent at once cannot overshoot."""
-        st, s = table.state, self.settings
-        if st.status != "finished":
-            yield                     # not a reopening: the table answers for itself
-            return
-        creator, address = st.creator, self._address_of.get(table.id)
+    async def _opening(self, creator: str, address: str | None, *,
+                       new: bool) -> AsyncIterator[None]:
+        """Check the limits on open tables for one more table of ``creator`` (from
+        ``address``), then count it as in flight until the block ends, so that many opened
+        at once cannot overshoot. ``new``: a new table also counts against the server's
+        total (a rematch reopens a table that is already counted)."""
+        s = self.settings
         try:
             entries = await self.entries()
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage is unavailable; nothing was changed") from None
+        if new and len(entries) + sum(self._creating.values()) >= s.max_tables:
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
+                               "it can hold; join one or try later")
         if (self._open_tables_of(creator, entries) + self._creating[creator]
                 >= s.max_tables_per_player):
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, "the table's creator already has "
-                               f"{s.max_tables_per_player} open tables; finish or leave one "
-                               "before a rematch", details={"limit": s.max_tables_per_player})
+            who = "you already have" if new else "the table's creator already has"
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"{who} {s.max_tables_per_player} "
+                               "open tables; finish or leave one",
+                               details={"limit": s.max_tables_per_player})
         if address is not None and (self._open_tables_from(address)
                                     + self._creating_from[address]
                                     >= s.max_tables_per_address):
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, "too many open tables from the "
-                               "creator's address", details={"limit": s.max_tables_per_address})
+            whose = "your" if new else "the table's creator's"
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"too many open tables from {whose} "
+                               "address", details={"limit": s.max_tables_per_address})
         self._creating[creator] += 1
         if address is not None:
             self._creating_from[address] += 1
@@ -266,6 +268,18 @@ class Lobby:
                 self._creating_from[address] -= 1
                 if self._creating_from[address] <= 0:
                     del self._creating_from[address]
+
+    @contextlib.asynccontextmanager
+    async def reopening(self, table: Table) -> AsyncIterator[None]:
+        """A rematch opens a finished table again, so it counts against its creator's
+        open tables, and its creator's address's, like a new table: refused with
+        ``too_many_tables`` at the limit, and counted in flight while it is applied."""
+        if table.state.status != "finished":
+            yield                     # not a reopening: the table answers for itself
+            return
+        async with self._opening(table.state.creator, self._address_of.get(table.id),
+                                 new=False):
+            yield
 
     async def create(self, viewer: Viewer, address: str, cmd: protocol.CreateTable) -> None:
         """A new table with its creator in seat 0; ok, then the table's head.
@@ -289,26 +303,7 @@ class Lobby:
             raise ServiceError(ErrorCode.SERVER_BUSY, "the server is too busy for new tables "
                                "right now; join one or try again shortly",
                                details={"retry_after_ms": self.busy.retry_after_ms()})
-        try:
-            entries = await self.entries()
-        except StorageUnavailable:
-            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
-                               "storage is unavailable; nothing was created") from None
-        if len(entries) + sum(self._creating.values()) >= s.max_tables:
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
-                               "it can hold; join one or try later")
-        mine = self._open_tables_of(player, entries)
-        if mine + self._creating[player] >= s.max_tables_per_player:
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"you already have "
-                               f"{s.max_tables_per_player} open tables; finish or leave one",
-                               details={"limit": s.max_tables_per_player})
-        if (self._open_tables_from(address) + self._creating_from[address]
-                >= s.max_tables_per_address):
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, "too many open tables from your "
-                               "address", details={"limit": s.max_tables_per_address})
-        self._creating[player] += 1
-        self._creating_from[address] += 1
-        try:
+        async with self._opening(player, address, new=True):
             state = mutations.new_table(tid, player, viewer.name, cmd, self.clock(),
                                         s.max_bot_budget)
             work = Work(state, None, now=self.clock())
@@ -329,13 +324,6 @@ class Lobby:
             except StorageUnavailable:
                 raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                    "storage is unavailable; nothing was created") from None
-        finally:
-            self._creating[player] -= 1
-            self._creating_from[address] -= 1
-            if self._creating[player] <= 0:
-                del self._creating[player]
-            if self._creating_from[address] <= 0:
-                del self._creating_from[address]
         table = self.tables.get(tid) or self._adopt(state, version)
         self._address_of[tid] = address
         with contextlib.suppress(StorageUnavailable):
