@@ -15,8 +15,11 @@ from .netclient import NetClient
 
 
 def server_settings(redis_url: str, key_prefix: str, **over: Any) -> Settings:
+    # Admission control off (busy_lag_ms=0): a test must not depend on how loaded the
+    # machine running it is; tests/server/test_admission.py turns it on and saturates the
+    # loop itself.
     base = Settings(host="127.0.0.1", port=0, redis_url=redis_url, key_prefix=key_prefix,
-                    hello_timeout_s=5, sweep_interval_s=3600, bot_workers=0)
+                    hello_timeout_s=5, sweep_interval_s=3600, bot_workers=0, busy_lag_ms=0)
     return replace(base, **over)
 
 
