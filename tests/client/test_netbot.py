@@ -28,7 +28,7 @@ from .conftest import BIN, Cli, ServerProcess, _Log, cli_env, plain
 @pytest.fixture
 async def inproc(redis_url: str, key_prefix: str, redis_client: Any) -> AsyncIterator[Running]:
     settings = Settings(host="127.0.0.1", port=0, redis_url=redis_url, key_prefix=key_prefix,
-                        sweep_interval_s=3600)
+                        sweep_interval_s=3600, busy_lag_ms=0)
     async with running(settings) as srv:
         yield srv
 
