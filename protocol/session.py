@@ -445,6 +445,13 @@ FATAL_CLOSES: dict[int, str] = {
 }
 
 
+#: Refusals of a hello that mean "later", not "never" (docs/PROTOCOL.md: close 1013 or
+#: 1001 follows). A returning session reconnects; a new one is told why at once.
+HELLO_LATER: frozenset[str] = frozenset({
+    ErrorCode.RATE_LIMITED, ErrorCode.STORAGE_UNAVAILABLE, ErrorCode.SHUTTING_DOWN,
+    ErrorCode.SERVER_BUSY})
+
+
 class ClientState(enum.Enum):
     DISCONNECTED = "disconnected"
     HELLO_SENT = "hello_sent"
@@ -625,6 +632,12 @@ class ClientSession:
             self.tables.clear()
             self.pending = {k: p for k, p in self.pending.items() if p.table is None}
             return [SessionLost(), *self.connect()]
+        if isinstance(msg, Error) and msg.code in HELLO_LATER and self.token:
+            # A returning session refused for now; the server closes (1013 or 1001) and
+            # the transport reconnects with backoff: the session, its tables and its
+            # unanswered moves are kept for the next hello.
+            self.state = ClientState.DISCONNECTED
+            return []
         code = msg.code if isinstance(msg, Error) else "unexpected reply"
         self.state = ClientState.CLOSED
         message = msg.message if isinstance(msg, Error) else ""

@@ -267,3 +267,36 @@ def test_a_resume_with_nothing_missed_still_starts_the_sequence() -> None:
     assert [decoded(f)["seq"] for f in frames[1:]] == [8]
     assert not s.needs_snapshot
     assert s.event("t", 9, b"\x80") is not None
+
+
+@pytest.mark.parametrize("code", ["storage_unavailable", "shutting_down", "server_busy",
+                                  "rate_limited"])
+def test_a_returning_session_refused_for_now_reconnects_later(code: str) -> None:
+    """A reconnecting client whose hello (with its token) is refused for now (storage down,
+    the server stopping or saturated, too many sessions at once: close 1013 or 1001 follows)
+    keeps its session, its tables and its unanswered moves, and says hello again on the
+    next connection. It used to stop for good, so a player lost the game to a blip."""
+    c = open_client("tok1")
+    cid, _ = c.command(protocol.Play, table="t", card="3o")
+    c.tables["t"] = TableStream("t")
+    c.tables["t"].seq = 5
+    c.connection_lost(1006)
+    [hello] = c.connect()
+    err = protocol.encode(protocol.Error(id=decoded(hello)["id"], code=code, message="later"))
+    assert not any(isinstance(o, Fatal) for o in c.receive(err))
+    assert not any(isinstance(o, Fatal) for o in c.connection_lost(1013))
+    [again] = c.connect()
+    assert decoded(again)["token"] == "tok2" and "t" in c.tables
+    outs = c.receive(welcome_frame(cid=decoded(again)["id"], token="tok3"))
+    sent = [decoded(o) for o in outs if isinstance(o, Send)]
+    assert [m["type"] for m in sent] == ["resume", "play"] and sent[1]["id"] == cid
+
+
+def test_a_new_session_refused_for_now_is_told_why() -> None:
+    """A first hello (no token) refused ``server_busy`` is shown to the person at once."""
+    c = ClientSession("Ana")
+    [hello] = c.connect()
+    err = protocol.encode(protocol.Error(id=decoded(hello)["id"], code="server_busy",
+                                         message="too busy"))
+    [fatal] = c.receive(err)
+    assert isinstance(fatal, Fatal) and "server_busy" in fatal.reason
