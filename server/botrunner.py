@@ -28,8 +28,19 @@ from server.game import Action, Signal
 log = logging.getLogger(__name__)
 
 
+#: How much lower than the server's the bot processes' CPU priority is (``nice``).
+BOT_NICENESS = 10
+
+
 def _worker_start() -> None:
-    """In each bot process: die with the server (Linux), and have the bots loaded."""
+    """In each bot process: a lower CPU priority than the server's, die with the server
+    (Linux), and have the bots loaded.
+
+    The priority is what makes "bots slow down, never the players' replies" hold when the
+    machine has no CPU to spare: the kernel gives the server's event loop the cores first
+    and the bots what is left (a bot past ``bot_timeout_s`` is replaced by a legal move)."""
+    with contextlib.suppress(OSError):
+        os.nice(BOT_NICENESS)
     with contextlib.suppress(Exception):
         import ctypes
         import signal
