@@ -34,10 +34,13 @@ from .base import DEFAULT_BUDGET, Budget
 
 @dataclass(slots=True)
 class PairResult:
-    """Team A's and team B's points over the two games of one duplicate pair."""
+    """Team A's and team B's points over the two games of one duplicate pair, and how
+    many of the two matches each won (R14: more points; equal totals are a draw)."""
 
     a: int
     b: int
+    a_won: int = 0
+    b_won: int = 0
 
 
 @dataclass(slots=True)
@@ -54,12 +57,13 @@ def play_game(
     budget: Budget,
     times: dict[str, list[float]],
 ) -> list[int]:
-    """Play one one-deal match with ``levels[seat]`` at each seat; return the team points."""
-    m, _ = Match.new(Options(deals=1, first_dealer=dealer, **options), seed)  # type: ignore[arg-type]
-    polled = False
+    """Play one match (one deal unless ``options`` says ``deals``) with ``levels[seat]`` at
+    each seat; return the team points."""
+    m, _ = Match.new(Options(**{"deals": 1, "first_dealer": dealer, **options}), seed)  # type: ignore[arg-type]
+    polled = -1
     while not m.over:
-        if m.phase == "play" and not polled:
-            polled = True
+        if m.phase == "play" and polled != len(m.deals):
+            polled = len(m.deals)           # once per deal, before its first card
             if m.options.signals != "off":
                 # R15: every seat may signal before the first card, so partners hear each
                 # other before anyone plays (bots only signal before their first card).
@@ -94,7 +98,9 @@ def play_pair(
     dealer = index % 4
     first = play_game([a, b, a, b], seed, dealer, options, budget, times)
     second = play_game([b, a, b, a], seed, dealer, options, budget, times)
-    return PairResult(first[0] + second[1], first[1] + second[0])
+    return PairResult(first[0] + second[1], first[1] + second[0],
+                      a_won=int(first[0] > first[1]) + int(second[1] > second[0]),
+                      b_won=int(first[1] > first[0]) + int(second[0] > second[1]))
 
 
 def _run_chunk(args: tuple[str, str, list[int], int | str, dict[str, object], Budget]) -> RunResult:
@@ -158,7 +164,8 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def summary(a: str, b: str, deals: int, result: RunResult) -> dict[str, object]:
+def summary(a: str, b: str, deals: int, result: RunResult,
+            match_deals: int = 1) -> dict[str, object]:
     """The JSON document ``--json`` prints (keys in the documented order)."""
     a_points = sum(p.a for p in result.pairs)
     b_points = sum(p.b for p in result.pairs)
@@ -168,11 +175,16 @@ def summary(a: str, b: str, deals: int, result: RunResult) -> dict[str, object]:
                 "p99": round(percentile(result.times.get(level, []), 99), 3)}
         for level in dict.fromkeys((a, b))
     }
-    return {
+    doc: dict[str, object] = {
         "a": a, "b": b, "deals": deals, "a_points": a_points, "b_points": b_points,
         "a_share": round(share, 4), "ci95": [round(low, 4), round(high, 4)],
         "decision_ms": decision_ms,
     }
+    if match_deals > 1:
+        doc["match_deals"] = match_deals
+        doc["matches_won"] = {"a": sum(p.a_won for p in result.pairs),
+                              "b": sum(p.b_won for p in result.pairs)}
+    return doc
 
 
 def round_robin(levels: Sequence[str], deals: int, seed: int | str,
@@ -246,6 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--signals", choices=("off", "private", "risky"), default="private",
                         help="signal mode (R16)")
     parser.add_argument("--no-mordienne", action="store_true", help="turn off R13")
+    parser.add_argument("--match-deals", type=int, default=1, metavar="N",
+                        help="play matches of N deals (R14) instead of one deal: the expert's "
+                        "match objective then counts; --deals says how many matches, and "
+                        "the matches each side won are counted too")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--ladder", metavar="LEVELS",
                         help="instead of --a/--b: a round-robin of these comma-separated "
@@ -261,9 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(fit_play_model(args.a or "pimc", args.b or "expert-v1", args.deals,
                                         args.seed)))
         return 0
+    if not 1 <= args.match_deals <= 50:
+        parser.error("--match-deals must be from 1 to 50")
     options: dict[str, object] = {
         "chanter": args.chanter, "signals": args.signals, "mordienne": not args.no_mordienne,
     }
+    if args.match_deals > 1:
+        options["deals"] = args.match_deals
     budget = Budget(steps=max(1, args.budget), worlds_cap=DEFAULT_BUDGET.worlds_cap)
     if args.ladder is not None:
         levels = list(dict.fromkeys(x.strip() for x in args.ladder.split(",") if x.strip()))
@@ -276,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.a is None or args.b is None:
         parser.error("--a and --b are required")
     result = run(args.a, args.b, args.deals, args.seed, options, budget, args.workers)
-    doc = summary(args.a, args.b, args.deals, result)
+    doc = summary(args.a, args.b, args.deals, result, args.match_deals)
     if args.json:
         print(json.dumps(doc))
         return 0

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from server.bots.arena import main, percentile, share_ci
+from server.bots.arena import main, percentile, play_game, share_ci
+from server.bots.base import DEFAULT_BUDGET
 from server.bots.ladder import elo_gap, ratings
 
 
@@ -105,3 +106,19 @@ def test_arena_ladder_plays_every_pair(capsys: pytest.CaptureFixture[str]) -> No
     assert doc["elo"]["random"] == 0 and set(doc["elo"]) == {"random", "easy", "greedy"}
     with pytest.raises(SystemExit):
         main(["--ladder", "random,nobody"])
+
+
+def test_arena_plays_matches_of_several_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    """--match-deals N: each duplicate game is an N-deal match (R14), so a bot's match
+    objective counts; the matches each side won are counted (two per duplicate pair)."""
+    times: dict[str, list[float]] = {}
+    play_game(["random"] * 4, "s", 0, {"deals": 2, "signals": "off"}, DEFAULT_BUDGET, times)
+    assert len(times["random"]) == 2 * 36          # two deals of nine tricks (R11, R14)
+    assert main(["--a", "normal", "--b", "random", "--deals", "3", "--match-deals", "2",
+                 "--signals", "private", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["match_deals"] == 2
+    won = doc["matches_won"]
+    assert set(won) == {"a", "b"} and won["a"] + won["b"] <= 6
+    with pytest.raises(SystemExit):
+        main(["--a", "normal", "--b", "random", "--match-deals", "0"])
