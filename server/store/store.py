@@ -13,6 +13,7 @@ trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import os
@@ -22,6 +23,8 @@ from typing import TypeVar
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import scripts
 from server.store.client import unavailable_on_error
@@ -29,6 +32,9 @@ from server.store.errors import StorageUnavailable, VersionConflict
 from server.store.keys import Keys, check_token_hash
 
 T = TypeVar("T")
+#: What a call that got no answer from the store raises: a timeout (ours or the socket's),
+#: a dropped or refused connection, or a pool with no free connection.
+NO_ANSWER = (TimeoutError, OSError, RedisConnectionError, RedisTimeoutError)
 log = logging.getLogger(__name__)
 
 _SEQ_BYTES = 8
@@ -143,6 +149,8 @@ class Store:
                 await asyncio.sleep(PROBE_RETRY_S)
         finally:
             watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
 
     async def _proven(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
         """Run an idempotent store call; report ``StorageUnavailable`` only if the store
@@ -159,6 +167,10 @@ class Store:
             with unavailable_on_error(what):
                 return await call()
         except StorageUnavailable as exc:
+            # Only a call that got no answer can have been cut off by us; an answer that
+            # was an error (out of memory, read-only, a script error) is the store's.
+            if not isinstance(exc.__cause__, NO_ANSWER):
+                raise
             if not await self.answers_within(PROBE_S):
                 log.warning("storage unavailable: %s, and no answer to a PING", exc)
                 raise

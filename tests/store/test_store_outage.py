@@ -248,3 +248,21 @@ async def test_a_stalled_event_loop_is_not_reported_as_a_store_outage(
         assert await store.read_log("t", 0) == [(1, b"e")]   # applied once, not twice
     finally:
         await client.aclose()
+
+
+async def test_an_error_the_store_answered_is_reported_at_once_without_a_probe(
+    own_valkey: ValkeyServer, key_prefix: str
+) -> None:
+    """Only a call that got no answer can have been cut off by our own stall. An error the
+    store did answer (here WRONGTYPE: a player's replies key that is not a list) is the
+    store's: reported at once, not probed and sent again."""
+    client = await connect(own_valkey.connection_url)
+    try:
+        store = Store(client, key_prefix)
+        await client.set(store.keys.replies("t", "p1"), b"not a list")
+        probes = count_probes(store)
+        with pytest.raises(StorageUnavailable, match="WRONGTYPE"):
+            await store.load_replies("t", "p1")
+        assert probes == []
+    finally:
+        await client.aclose()
