@@ -230,13 +230,19 @@ class Cluster:
         ids = await store.table_ids()
         holders = await store.lease_holders(
             ids, refresh_ttl_s=s.table_key_ttl_s if self._ticks % 600 == 1 else 0)
+        # The holders were read a moment ago: a table created since then took its lease
+        # after the read. Where the store and a table's belief differ, read those leases
+        # again (one round trip) and judge on that.
+        differ = [i for i, (tid, holder) in enumerate(zip(ids, holders, strict=True))
+                  if (t := lobby.tables.get(tid)) is not None and not t.closed
+                  and t.owned != (holder == self.process)]
+        if differ:
+            fresh = await store.lease_holders([ids[i] for i in differ])
+            for i, holder in zip(differ, fresh, strict=True):
+                holders[i] = holder
         mine = 0
-        for i, (tid, holder) in enumerate(zip(ids, holders, strict=True)):
+        for tid, holder in zip(ids, holders, strict=True):
             table = lobby.tables.get(tid)
-            if table is not None and not table.closed and table.owned != (holder == self.process):
-                # The holders were read a moment ago: a table created since then took its
-                # lease after the read. Judge a difference on a fresh read of that lease.
-                holder = holders[i] = (await store.lease_holders([tid]))[0]
             if table is not None and not table.closed and table.owned and holder != self.process:
                 self.leases_lost += 1
                 log.warning("table %s: lease lost to %s; that process runs it now", tid,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import itertools
 
 #: The sampler's period.
 TICK_S = 0.1
@@ -39,7 +40,7 @@ class LoopLag:
         """The mean of the latest samples (0 before the first)."""
         if not self.samples:
             return 0.0
-        recent = list(self.samples)[-RECENT:]
+        recent = list(itertools.islice(reversed(self.samples), RECENT))
         return sum(recent) / len(recent)
 
     def busy(self) -> bool:
