@@ -179,6 +179,9 @@ def playout(
     This loop is the expert's hot path, so :func:`greedy` is inlined here; the two must
     stay in step (tests/bots checks they agree when ``noise`` is 0).
     """
+    if noise and rng is None:
+        raise ValueError("a noisy playout needs an rng")
+    rand = rng.random if rng is not None else (lambda: 1.0)
     top, count, holder = 0, 0, -1
     for i, st in enumerate(trick):
         if st > top:
@@ -206,8 +209,8 @@ def playout(
             else:
                 opp_max = partner_max = 0
             mine = count == 1 and holder == partner
-            if noise and rng is not None and rng.random() < noise:
-                idx = rng.randrange(len(hand))
+            if noise and (r := rand()) < noise:
+                idx = int(r / noise * len(hand))       # r / noise is uniform on [0, 1)
             elif mine and top > opp_max:
                 idx = _dump(hand, top)
             else:
