@@ -3,7 +3,8 @@
 For one card decision it samples worlds, deals of the unseen cards into the other hands that
 agree with the hand sizes and the signals received (:mod:`.sampling`), plays every distinct
 candidate card in every world (common random numbers: all candidates face the same worlds)
-and finishes the deal with a fast greedy policy for all four seats. It picks the card with
+and finishes the deal with a fast greedy policy for all four seats, each of which plays a
+random card now and then (:data:`ROLLOUT_NOISE`). It picks the card with
 the best mean *team* result: own team's points minus the other team's (R12-R13a), so it will
 happily let its partner win or spoil a trick, and it values mordienne at its 2 points.
 
@@ -210,7 +211,8 @@ def playout(
                 opp_max = partner_max = 0
             mine = count == 1 and holder == partner
             if noise and (r := rand()) < noise:
-                idx = int(r / noise * len(hand))       # r / noise is uniform on [0, 1)
+                # r / noise is uniform on [0, 1); min() guards against a rounded 1.0
+                idx = min(int(r / noise * len(hand)), len(hand) - 1)
             elif mine and top > opp_max:
                 idx = _dump(hand, top)
             else:
