@@ -23,7 +23,7 @@ import pytest
 
 import protocol
 from client_cli.model import TableModel
-from server.bots import ALL_LEVELS, Budget, choose_action, choose_signals, decide
+from server.bots import ALL_LEVELS, REFERENCE_LEVELS, Budget, choose_action, choose_signals, decide
 from server.game import SIGNAL_CARD, Discard, Match, Options, Play, Signal, view
 
 FAST = Budget(steps=300, worlds_cap=4)
@@ -108,7 +108,10 @@ def test_every_level_returns_a_legal_action_in_every_phase(level: str) -> None:
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_every_level_never_fails_soak(level: str) -> None:
-    for seats, seed in _cases((level,), 300):
+    # The table levels get 300 matches each. The arena's yardsticks never sit at a table
+    # and do not change (expert-v1 is frozen), so 100 each keep them covered at a third of
+    # the cost; they also sit in the other seats of every table level's matches.
+    for seats, seed in _cases((level,), 100 if level in REFERENCE_LEVELS else 300):
         assert _drive_engine(seats, seed + 7, _options(seed)).over
 
 
