@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
 from .base import View
-from .knowledge import Knowledge
+from .knowledge import Knowledge, mordienne_cards
 
 #: Default softness of the play model (arena runs against pimc, docs/BOTS.md).
 SOFTNESS = 0.3
@@ -258,18 +258,24 @@ def _count_ge(sorted_vals: Sequence[int], x: int) -> int:
 
 
 def _soft_signals(view: View, k: Knowledge) -> list[tuple[int, str, float, float]]:
-    """R16 risky: (seat, card, log(1 - r), log r) for each card signal still meaningful."""
+    """R16 risky: (seat, card, log(1 - r), log r) for each card a signal still places (a card
+    signal, R15, or the strongest cards behind a ``going_mordienne``)."""
     opts = view["options"]
     if opts.get("signals") != "risky":
         return []
     r = min(max(float(opts.get("signal_risk", 0.25)), 0.01), 0.99)
-    out = []
+    out: list[tuple[int, str, float, float]] = []
     unseen = set(k.unseen)
     for sig in view.get("signals") or ():
         src = int(sig["from_seat"])
-        card = SIGNAL_CARD.get(sig["signal"])
-        if src != k.seat and card is not None and card in unseen:
-            out.append((src, card, math.log(1.0 - r), math.log(r)))
+        if src == k.seat:
+            continue
+        if sig["signal"] == "going_mordienne":
+            cards = mordienne_cards(view, k, src)
+        else:
+            card = SIGNAL_CARD.get(sig["signal"])
+            cards = [card] if card is not None and card in unseen else []
+        out.extend((src, c, math.log(1.0 - r), math.log(r)) for c in cards)
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from server.game import ALL_CARDS, SIGNAL_CARD
+from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
 from .base import View
 
@@ -55,9 +55,10 @@ def read_view(view: View) -> Knowledge:
 
     Signals are gestures, not proofs (R16), but our bots send only true ones, so a card
     signal from seat s means s holds that card unless it has been played since. A partner
-    that signals at all is taken to be a bot-like signaller whose card signals are complete:
-    it holds no unsignalled carte majeure and exactly the aces it announced. That inference
-    is only used to bias sampling; a wrong guess costs strength, never legality.
+    that sends an opening (:mod:`.signalling`) is taken to be a bot-like signaller whose
+    card signals are complete: it holds no unsignalled carte majeure and exactly the aces it
+    announced. A ``going_mordienne`` places the strongest cards (:func:`mordienne_cards`).
+    These inferences only bias sampling; a wrong guess costs strength, never legality.
     """
     seat = int(view["viewer"])
     hand = list(view["hand"])
@@ -70,12 +71,16 @@ def read_view(view: View) -> Knowledge:
         k.played_by.setdefault(s, []).append(c)
     unseen_set = set(unseen)
     senders: set[int] = set()
+    planners: set[int] = set()
     for sig in view.get("signals") or ():
         src = int(sig["from_seat"])
         if src == seat:
             continue
-        senders.add(src)
         name = sig["signal"]
+        if name == "going_mordienne":
+            planners.add(src)       # a plan, not part of the opening (.signalling)
+            continue
+        senders.add(src)
         if name in _CARD_OF_SIGNAL:
             card = _CARD_OF_SIGNAL[name]
             if card in unseen_set:
@@ -85,6 +90,8 @@ def read_view(view: View) -> Knowledge:
             k.aces_exact[src] = max(0, int(sig["n"]) - already)
         elif name == "useless_hand":
             k.forbidden.setdefault(src, set()).update(MAJEURE_CARDS + ACES)
+    for src in planners:
+        k.must_have.setdefault(src, set()).update(mordienne_cards(view, k, src))
     partner = k.partner
     if partner in senders:
         have = k.must_have.get(partner, set())
@@ -99,4 +106,27 @@ def read_view(view: View) -> Knowledge:
         avail = sum(1 for c in ACES if c in unseen_set)
         k.aces_exact[s] = min(n, avail, k.hand_sizes[s])
     return k
+
+
+def mordienne_cards(view: View, k: Knowledge, sender: int) -> list[str]:
+    """The cards a ``going_mordienne`` from ``sender`` (R13, R15) says it holds.
+
+    Our bots send it only with at least two sure winners (:mod:`.signalling`): cards stronger
+    than every card the sender cannot see, so also stronger than the viewer's hand and every
+    other unseen card, and never played without winning a trick. While the sender has won no
+    trick it therefore still holds the strongest unseen cards: the two strongest when they
+    stand strictly above the rest and the viewer's hand, else the strongest alone when it
+    does, else nothing (a contradiction says the signal came from someone else's rule).
+    """
+    if any(t["winner"] == sender for t in view["tricks"]):
+        return []                   # the plan is over: it has won a trick
+    ranked = sorted(k.unseen, key=lambda c: -STRENGTH[c])
+    mine = max((STRENGTH[c] for c in k.hand), default=0)
+    for j in (2, 1):
+        if len(ranked) < j:
+            continue
+        floor = STRENGTH[ranked[j]] if len(ranked) > j else 0
+        if STRENGTH[ranked[j - 1]] > max(floor, mine):
+            return ranked[:j]
+    return []
 

@@ -3,7 +3,8 @@
 ``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` runs
 a small determinized search (12 worlds, greedy rollouts); ``expert`` a large one with
 inference (PIMC, :mod:`.expert`, :mod:`.inference`). All but ``random`` vote
-and discard with the chanter heuristics and send truthful signals (:mod:`.common`).
+and discard with the chanter heuristics (:mod:`.common`) and send true signals chosen for
+what they tell the partner (:mod:`.signalling`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from dataclasses import dataclass
 from server.game import Signal
 
 from .base import Budget, Decision, View, make_discard, make_play, make_vote
-from .common import chanter_discards, chanter_vote, truthful_signals
+from .common import chanter_discards, chanter_vote
 from .expert import expert_card, expert_vote
 from .heuristics import easy_card, normal_card
 from .knowledge import read_view
 from .reference import greedy_card, pimc_card
+from .signalling import chosen_signals
 from .v1.common import chanter_discards as v1_discards
 from .v1.common import chanter_vote as v1_vote
 
@@ -68,9 +70,7 @@ class HeuristicBot:
     level: str
 
     def signals(self, view: View) -> list[Signal]:
-        if not view["hand"]:        # no hand yet: announcing "useless_hand" would be false
-            return []
-        return truthful_signals(view)
+        return chosen_signals(view)     # nothing without a hand: "useless_hand" would be false
 
     def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
         sigs = tuple(self.signals(view))
