@@ -353,13 +353,16 @@ class Table:
         of this commit's events starts from those)."""
         state = work.state
         pub0, priv0 = state.pub, dict(state.priv)
+        finished = work.match is not None and work.match.over and state.status == "playing"
+        if finished:
+            state.status = "finished"
+            state.finished_at = work.now
+            work.table_changed()    # docs/PROTOCOL.md: everyone hears of a status change
         entries = number_events(state, work)
         record: bytes | None = None
         if work.match is not None:
             state.match = work.match.to_dict(copy_data=False)   # never mutated once stored
-            if work.match.over and state.status == "playing":
-                state.status = "finished"
-                state.finished_at = work.now
+            if finished:
                 record = msgpack.packb({"private": state.private, "members": state.members,
                                         "record": msgspec.json.encode(work.record()),
                                         "match": state.matches_started()})

@@ -68,6 +68,20 @@ async def test_every_viewer_sequence_is_gap_free(connect):
         assert after == list(range(first + 1, first + 1 + len(after)))
 
 
+async def test_the_end_of_a_match_announces_the_finished_table(connect):
+    """docs/PROTOCOL.md: `table_changed` reaches everyone when the table's status changes.
+    The match's end (R14) makes the table `finished`; seats and spectators hear it right
+    after `match_over` (a client offers the rematch on it), in the same gap-free sequence."""
+    watcher = await connect("Watcher")
+    table, clients = await seated_table(connect, 2, watchers=[watcher])
+    await asyncio.gather(autoplay(clients[0], table, 0), autoplay(clients[1], table, 1))
+    for c in (*clients, watcher):
+        finished = await c.wait_event(lambda e: e["type"] == "table_changed"
+                                      and e["table"]["status"] == "finished")
+        over = await c.wait_event(lambda e: e["type"] == "match_over")
+        assert finished["table"] == table and finished["seq"] == over["seq"] + 1
+
+
 async def test_spectator_sees_every_public_event_and_no_hidden_card_or_signal(connect):
     options = {"deals": 1, "bot_delay_ms": 0, "signals": "private"}
     watcher = await connect("Watcher")
