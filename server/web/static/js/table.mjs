@@ -676,7 +676,8 @@ function renderMatchResult(app, model) {
 function rematchPart(app, model) {
   if (model.status !== "finished") return null;
   const agreed = model.rematch;
-  const waiting = model.rematchWaitingFor;
+  // Our own seat is not named: the button is what asks us.
+  const waiting = model.rematchWaitingFor.filter((s) => s !== model.seat);
   const names = (seats) => seats.map((s) => nameOf(model, s)).join(", ");
   const lines = [];
   const iAgreed = model.seat !== null && agreed.includes(model.seat);
