@@ -76,3 +76,61 @@ test("presence events update the seat's connection flag", () => {
   m.apply({ type: "player_connected", seat: 0 });
   assert.equal(m.seatInfo(0).connected, true);
 });
+
+test("deals_committed opens a new match (a rematch): a fresh view, as at a first start", () => {
+  const m = playing(2);
+  m.apply({ type: "deal_scored", deal_number: 1, dealer: 3, trick_counts: [3, 2, 2, 2],
+    winner: 0, points: [1, 0], mordienne: false, totals: [1, 0] });
+  m.apply({ type: "match_over", points: [1, 0], result: "team0", record: {} });
+  assert.equal(m.status, "finished"); // no table_changed comes for it (server/table.py)
+  m.info.seats = [{ kind: "human" }, { kind: "bot" }, { kind: "human" }, { kind: "bot" }];
+  m.apply({ type: "rematch_accepted", seat: 0 });
+  assert.deepEqual(m.rematch, [0]);
+  assert.deepEqual(m.rematchWaitingFor, [2]); // bots always agree
+  m.apply({ type: "rematch_accepted", seat: 0 }); // the same seat once only
+  assert.deepEqual(m.rematch, [0]);
+  m.apply({ type: "deals_committed", match: 2, commitment: "ab".repeat(32),
+    contributions: [null, null, null, null] });
+  assert.equal(m.view, null);
+  assert.equal(m.match, 2);
+  assert.equal(m.seat, 2);
+  assert.equal(m.matchOver, null);
+  assert.equal(m.lastDeal, null);
+  assert.equal(m.status, "playing");
+  assert.deepEqual(m.rematch, []);
+  m.apply({ type: "deal_started", deal_number: 1, dealer: 1 });
+  assert.deepEqual(m.view.points, [0, 0]);
+  assert.deepEqual(m.view.deals, []);
+  assert.equal(m.view.deal_number, 1);
+  assert.equal(m.view.phase, "play");
+});
+
+test("chat lines are kept apart from the view, bounded, cleaned, and ours are marked", () => {
+  const m = playing(1);
+  m.apply({ type: "chat", from_seat: 1, name: "Bo", text: "hi", sender: "a".repeat(16) });
+  m.apply({ type: "chat", from_seat: 0, name: "Ana\u202e", text: " <b>x</b>\u0007 ",
+    sender: "b".repeat(16) });
+  assert.deepEqual(m.chat.map((l) => [l.name, l.text, l.mine]),
+    [["Bo", "hi", true], ["Ana", "<b>x</b>", false]]);
+  assert.equal(m.mySender, "a".repeat(16));
+  assert.deepEqual(m.speakers.get("b".repeat(16)), { name: "Ana", seat: 0 });
+  m.apply({ type: "snapshot", view: { viewer: 1, phase: "play", hand: [], deals: [], points: [0, 0] } });
+  assert.equal(m.chat.length, 2); // a snapshot replaces the view, never the conversation
+  for (let i = 0; i < 150; i += 1) {
+    m.apply({ type: "chat", from_seat: 0, name: "Ana", text: `n${i}`, sender: "b".repeat(16) });
+  }
+  assert.equal(m.chat.length, 100);
+  assert.equal(m.chat[99].text, "n149");
+  assert.equal(m.chat[0].text, "n50");
+});
+
+test("a spectator's own line is recognised by its text after our ok, then by its sender", () => {
+  const m = new TableModel("t1");
+  m.apply({ type: "chat", from_seat: null, name: "Kim", text: "psst", sender: "c".repeat(16) });
+  m.said("psst"); // the ok of our chat: the next line with these words is ours
+  m.apply({ type: "chat", from_seat: null, name: "Sam", text: "psst", sender: "d".repeat(16) });
+  m.apply({ type: "chat", from_seat: null, name: "Kim", text: "psst", sender: "c".repeat(16) });
+  m.apply({ type: "chat", from_seat: null, name: "Sam", text: "again", sender: "d".repeat(16) });
+  assert.deepEqual(m.chat.map((l) => l.mine), [false, true, false, true]);
+  assert.equal(m.mySender, "d".repeat(16));
+});

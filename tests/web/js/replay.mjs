@@ -34,7 +34,10 @@ function carry(outputs) {
       if (!models.has(out.table)) models.set(out.table, new TableModel(out.table));
       const model = models.get(out.table);
       if (out.event) model.apply(out.event);
-      if (model.view === null) model.seat = session.tables.get(out.table)?.seat ?? null;
+      // As main.mjs does (a rematch's deals_committed keeps the model's newer seat).
+      if (model.view === null && out.event?.type !== "deals_committed") {
+        model.seat = session.tables.get(out.table)?.seat ?? null;
+      }
     } else if (out.kind === "send") {
       // Only the recorded commands may be sent: a resume of our own means a gap was seen.
       fail(`the session sent a frame of its own: ${Buffer.from(out.frame).toString("hex")}`);

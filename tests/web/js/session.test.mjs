@@ -202,3 +202,18 @@ test("leave forgets the table; events for it are then ignored", () => {
   assert.ok(!s.tables.has(T));
   assert.deepEqual(s.receive(ev(8, { type: "turn", seat: 0 })), []);
 });
+
+test("protocol 1.3's events are known: deals_committed, rematch_accepted, chat", () => {
+  const s = seated();
+  const payloads = [
+    { type: "deals_committed", match: 2, commitment: "ab".repeat(32), contributions: [null, null, null, null] },
+    { type: "rematch_accepted", seat: 1 },
+    { type: "chat", from_seat: 1, name: "Bo", text: "gg", sender: "0123456789abcdef" },
+  ];
+  payloads.forEach((payload, i) => {
+    const [out] = s.receive(ev(8 + i, payload));
+    assert.equal(out.seq, 8 + i);
+    assert.deepEqual(out.event, payload);
+    assert.equal(out.unknown, null);
+  });
+});

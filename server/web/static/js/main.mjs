@@ -19,6 +19,8 @@ const app = {
   /** cards chosen for the chanter discard (R9) */
   discard: new Set(),
   notice: "",
+  /** the chat box's own message (a refused chat), apart from the table's notice */
+  chatNotice: "",
   renderQueued: false,
 };
 
@@ -38,6 +40,7 @@ function navigate(path, push = true) {
   if (push && path !== location.pathname + location.hash) history.pushState(null, "", path);
   app.route = parseRoute();
   app.notice = "";
+  app.chatNotice = "";
   app.discard.clear();
   enterRoute();
   render();
@@ -87,9 +90,14 @@ function onEvent(table, seq, event) {
     app.conn.refresh(table);
   }
   // Before a match there is no view to say where we sit: the session knows it from the ok
-  // of create_table, join or resume.
-  if (model.view === null) model.seat = app.conn.session.tables.get(table)?.seat ?? null;
+  // of create_table, join or resume. Not at a rematch's deals_committed (which drops the
+  // view): the model's seat is newer there, the session's is the seat we joined, before
+  // any partner draw (R7) of the last match moved us.
+  if (model.view === null && event?.type !== "deals_committed") {
+    model.seat = app.conn.session.tables.get(table)?.seat ?? null;
+  }
   if (event?.type === "deal_started" || event?.type === "snapshot") app.discard.clear();
+  if (event?.type === "deals_committed") app.notice = ""; // a new match: old words are stale
   if (event?.type === "table_changed" && app.route.view === "lobby") refreshLobbySoon();
   render();
 }

@@ -6,8 +6,18 @@
 // the same logic as client_cli/model.py (the terminal client's model), plus `signal_sent`
 // (protocol 1.2) and what the screen needs to explain a deal: the tricks of the last
 // finished deal and the partner draw.
+//
+// Protocol 1.3, as client_cli/model.py does it: a table may play several matches (a
+// rematch), and deals_committed opens each one with a fresh view, so the screen resets to
+// the new match exactly as at a first start. Chat is kept apart from the view (`chat`,
+// `speakers`): a snapshot replaces the view, never the conversation.
 
-import { leftOf, sortByStrength } from "./cards.mjs";
+import { cleanText, leftOf, sortByStrength } from "./cards.mjs";
+
+/** Chat lines kept per table (the oldest go first): the page shows a bounded log. */
+export const CHAT_KEPT = 100;
+/** docs/PROTOCOL.md, Chat: 1 to 200 code points once cleaned. */
+export const MAX_CHAT_LEN = 200;
 
 let models = 0;
 const clone = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
@@ -27,6 +37,20 @@ export class TableModel {
     this.turnAt = 0;           // performance.now() of the last turn event (turn timer)
     /** Set when an event cannot be applied from what we know (ask for a snapshot). */
     this.stale = false;
+    this.match = 0;            // this table's match number (deals_committed; a rematch: +1)
+    /** The latest chat lines: {n, from_seat, name, text, sender, mine}, at most CHAT_KEPT. */
+    this.chat = [];
+    this.chatCount = 0;        // lines ever received (keys the log; the log itself is bounded)
+    /** sender id -> {name, seat} of who said something here (what `mute` names). */
+    this.speakers = new Map();
+    this.muted = new Set();    // senders we muted at this table (the server stops them)
+    /**
+     * Our own sender id, once known. A seat's line is ours by its from_seat; a spectator's
+     * carries none, and the id is opaque (the server derives it from secrets), so it is
+     * learnt from the first spectator line whose text is one we just sent (`saying`).
+     */
+    this.mySender = null;
+    this.saying = [];          // cleaned texts of our chat commands not echoed back yet
   }
 
   get spectator() {
@@ -47,9 +71,42 @@ export class TableModel {
     return this.info?.seats?.[seat] ?? null;
   }
 
+  /** Seats that asked for a rematch since the last match ended (TableInfo.rematch). */
+  get rematch() {
+    return (this.info?.rematch ?? []).filter((s) => Number.isInteger(s));
+  }
+
+  /** Seated humans the rematch still waits for (bots always agree; PROTOCOL.md, Rematch). */
+  get rematchWaitingFor() {
+    const agreed = new Set(this.rematch);
+    return (this.info?.seats ?? []).flatMap((s, i) => (s?.kind === "human" && !agreed.has(i)
+      ? [i] : []));
+  }
+
+  /** The server took our chat text (cleaned as the server cleans it; called on its ok,
+   *  which comes before the line itself): recognise its echo. */
+  said(text) {
+    this.saying = [...this.saying, text].slice(-10);
+  }
+
   /** Apply one event payload (already ordered by the session). */
   apply(event) {
     const kind = event?.type;
+    if (kind === "chat") {
+      this._on_chat(event);
+      return;
+    }
+    if (kind === "deals_committed") {
+      this._on_deals_committed(event);
+      return;
+    }
+    if (kind === "rematch_accepted") {
+      // A table_changed follows with the whole list; the seat is added now for the screen.
+      if (this.info && Number.isInteger(event.seat) && !this.rematch.includes(event.seat)) {
+        this.info.rematch = [...this.rematch, event.seat];
+      }
+      return;
+    }
     if (kind === "snapshot") {
       const view = clone(event.view);
       view.discarded ??= [];
@@ -94,6 +151,49 @@ export class TableModel {
     }
     const handler = this[`_on_${kind}`];
     if (typeof handler === "function") handler.call(this, v, event);
+  }
+
+  /**
+   * A match starts (the first, or a rematch): a fresh view, built from the events that
+   * follow as at a first start (partner_draw or deal_started make it), and nothing left of
+   * the last match's result panels. The table_changed that says "playing" comes after the
+   * first deal's events, so the status is set now: otherwise the finished match's panel
+   * would stay on screen over the new deal until then.
+   */
+  _on_deals_committed(e) {
+    this.match = Number.isInteger(e.match) ? e.match : this.match + 1;
+    this.view = null;
+    this.pendingDiscard = [];
+    this.lastDeal = null;
+    this.lastDraw = null;
+    this.matchOver = null;
+    if (this.info) {
+      this.info.status = "playing";
+      this.info.match = this.match;
+      this.info.rematch = [];
+    }
+  }
+
+  /** A chat line (PROTOCOL.md, Chat): name and text cleaned again before they are kept. */
+  _on_chat(e) {
+    const seat = Number.isInteger(e.from_seat) ? e.from_seat : null;
+    const sender = typeof e.sender === "string" ? e.sender : "";
+    const text = [...cleanText(e.text ?? "")].slice(0, MAX_CHAT_LEN).join("");
+    const name = [...cleanText(e.name ?? "")].slice(0, 32).join("");
+    let mine = seat !== null ? seat === this.seat : sender !== "" && sender === this.mySender;
+    if (!mine && seat === null && this.seat === null && this.mySender === null) {
+      const at = this.saying.indexOf(text);
+      if (at >= 0) {
+        mine = true;
+        this.mySender = sender;
+        this.saying.splice(at, 1);
+      }
+    }
+    if (mine && seat !== null) this.mySender = sender;
+    this.chatCount += 1;
+    this.chat = [...this.chat, { n: this.chatCount, from_seat: seat, name, text, sender, mine }]
+      .slice(-CHAT_KEPT);
+    if (sender) this.speakers.set(sender, { name, seat });
   }
 
   _emptyView() {
@@ -224,6 +324,10 @@ export class TableModel {
     v.points = [...e.points];
     v.result = e.result;
     this.matchOver = { points: [...e.points], result: e.result };
+    // The server marks the table finished as it stores match_over (server/table.py) and
+    // sends no table_changed for it: the status follows here, so the rematch and the Leave
+    // button know the match is over (a table_changed later says the same).
+    if (this.info?.status === "playing") this.info.status = "finished";
   }
 
   /** R16: a signal sent to us (by our partner, or noticed from an opponent under risky). */

@@ -4,11 +4,13 @@
 // spectator: the model of a spectator never holds a hand (the server never sends one).
 
 import {
-  SIGNALS, TEAM_NAMES, cardLabel, cardName, isCard, partnerOf, safeName, signalText,
-  sortByStrength, teamOf,
+  SIGNALS, TEAM_NAMES, cardLabel, cardName, cleanText, isCard, partnerOf, safeName,
+  signalText, sortByStrength, teamOf,
 } from "./cards.mjs";
+import { CommandFailed } from "./connection.mjs";
 import { cardFace, fill, h } from "./dom.mjs";
 import { explainDeal, matchResultText } from "./explain.mjs";
+import { MAX_CHAT_LEN } from "./model.mjs";
 
 const $ = (id) => document.getElementById(id);
 const SLOTS = ["bottom", "left", "top", "right"]; // clockwise from our own seat (R4)
@@ -123,6 +125,65 @@ function typed(app, model, text) {
   }
 }
 
+// ------------------------------------------------------------------ chat and rematch
+
+/** A chat command's refusal in words; the typed text stays in the box to send again. */
+function chatError(err) {
+  const code = err instanceof CommandFailed ? err.reply?.code : null;
+  if (code === "rate_limited") {
+    return "Too many messages at once (5 in a row, then one every 2 seconds): wait a "
+      + "moment and send it again; your message is still in the box.";
+  }
+  if (code === "invalid_field") {
+    return `The server refused this message: it must hold 1 to ${MAX_CHAT_LEN} characters `
+      + "(spaces and control characters aside). It is still in the box.";
+  }
+  return null;
+}
+
+/** Send the chat box's text: a seat's words reach everyone at the table, a spectator's the
+ *  spectators only (the server decides; the line comes back as a chat event, as in
+ *  client_cli/app.py). */
+async function sendChat(app, model) {
+  const input = $("chat-input");
+  const typed = input.value;
+  const text = cleanText(typed);
+  if (!text) {
+    app.chatNotice = "Type a message first.";
+    app.render();
+    return;
+  }
+  if ([...text].length > MAX_CHAT_LEN) {
+    app.chatNotice = `A chat message holds at most ${MAX_CHAT_LEN} characters; this one has `
+      + `${[...text].length}. Shorten it and send it again.`;
+    app.render();
+    return;
+  }
+  try {
+    await app.conn.call("chat", { table: model.table, text });
+    // The ok comes before the events it caused, each frame in a task of its own: a line
+    // with these words that arrives from now on is ours (model.mjs, mySender).
+    model.said(text);
+    if (input.value === typed) input.value = ""; // not what was typed since
+    app.chatNotice = "";
+  } catch (err) {
+    app.chatNotice = chatError(err) ?? `${app.describe(err)} Your message is still in the box.`;
+  }
+  app.render();
+}
+
+async function toggleMute(app, model, sender) {
+  const muted = !model.muted.has(sender);
+  const ok = await app.act("mute", { table: model.table, sender, muted });
+  if (ok === null) return;
+  if (muted) model.muted.add(sender);
+  else model.muted.delete(sender);
+  const name = safeName(model.speakers.get(sender)?.name);
+  app.chatNotice = "";
+  app.setNotice(muted ? `You will no longer see ${name}'s chat at this table (Unmute to undo).`
+    : `You will see ${name}'s chat again.`);
+}
+
 export function setupTable(app) {
   $("play-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -130,6 +191,11 @@ export function setupTable(app) {
     const input = $("play-input");
     if (model) typed(app, model, input.value);
     input.value = "";
+  });
+  $("chat-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const model = app.models.get(app.route.table);
+    if (model) sendChat(app, model);
   });
   $("share").addEventListener("click", async () => {
     const link = $("share-link");
@@ -282,6 +348,9 @@ function renderHead(app, model) {
   const o = { ...(v?.options ?? {}), ...(info?.options ?? {}) };
   const parts = [];
   parts.push(v?.phase === "match_over" ? "match over" : model.status);
+  // A rematch is the table's next match (TableInfo.match, protocol 1.3).
+  const match = Math.max(info?.match ?? 0, model.match);
+  if (match > 1) parts.push(`match ${match}`);
   if (v && model.status !== "waiting") {
     parts.push(o.target_points ? `deal ${v.deal_number} (first to ${o.target_points} points)`
       : `deal ${v.deal_number} of ${o.deals ?? 5}`);
@@ -594,7 +663,69 @@ function renderMatchResult(app, model) {
         h("th", {}, `${TEAM_NAMES[0]}–${TEAM_NAMES[1]}`), h("th", {}, "Mordienne"))),
       h("tbody", {}, rows)),
     h("button", { type: "button", class: "primary", dataset: { key: "record" },
-      onclick: () => downloadRecord(app, model) }, "Download the match record (R17)"));
+      onclick: () => downloadRecord(app, model) }, "Download the match record (R17)"),
+    rematchPart(app, model));
+}
+
+/**
+ * PROTOCOL.md, Rematch: any seated player proposes it, the others accept with the same
+ * command; it starts once every seated human has agreed (bots always agree). Who agreed
+ * comes from rematch_accepted and TableInfo.rematch; the words follow
+ * client_cli/render.py's rematch_text. Spectators see who agreed, but get no button.
+ */
+function rematchPart(app, model) {
+  if (model.status !== "finished") return null;
+  const agreed = model.rematch;
+  // Our own seat is not named: the button is what asks us.
+  const waiting = model.rematchWaitingFor.filter((s) => s !== model.seat);
+  const names = (seats) => seats.map((s) => nameOf(model, s)).join(", ");
+  const lines = [];
+  const iAgreed = model.seat !== null && agreed.includes(model.seat);
+  const others = agreed.filter((s) => s !== model.seat);
+  if (iAgreed) lines.push("You asked for a rematch.");
+  if (others.length) lines.push(`${names(others)} ${others.length === 1 ? "wants" : "want"} `
+    + `a rematch${iAgreed ? " too" : ""}.`);
+  if (agreed.length && waiting.length) lines.push(`Waiting for ${names(waiting)}.`);
+  if (!agreed.length) {
+    lines.push(model.seat === null ? "The players may play again at this table."
+      : "Play again at this table: same seats, same options, a new match.");
+  }
+  const button = model.seat !== null && !iAgreed ? h("button", {
+    type: "button", class: "primary", dataset: { key: "rematch" },
+    onclick: () => app.act("rematch", { table: model.table }),
+  }, others.length ? "Play again (accept the rematch)" : "Play again") : null;
+  return h("div", { class: "rematch", role: "status", dataset: { key: "rematch-status" } },
+    button, h("span", { class: "rematch-text" }, lines.join(" ")));
+}
+
+function renderChat(app, model) {
+  $("chat-hint").textContent = model.seat === null
+    ? "You are watching: your messages reach the other spectators only, never the players."
+    : "Everyone at the table reads this, spectators too. Signals go through the signal "
+      + "panel (R15), not the chat.";
+  $("chat-notice").textContent = app.chatNotice ?? "";
+  const log = $("chat-log");
+  const last = model.chat[model.chat.length - 1];
+  if (unchanged(log, model.uid, model.seat, last?.n, model.chat.length, [...model.muted])) return;
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+  fill(log, model.chat.map((line) => {
+    const spectator = line.from_seat === null;
+    const silenced = model.muted.has(line.sender);
+    const who = line.mine ? "You" : safeName(line.name);
+    const tag = spectator ? (line.mine ? " (to the spectators only)"
+      : " (watching; spectators only)") : "";
+    return h("li", {
+      class: ["chat-line", line.mine && "mine", spectator && "spectator", silenced && "silenced"],
+      dataset: { from: spectator ? "spectator" : "seat", sender: line.sender },
+    },
+    h("span", { class: "who" }, who), h("span", { class: "tag" }, tag), ": ",
+    h("span", { class: "text" }, line.text),
+    !line.mine && line.sender ? h("button", { type: "button", class: "small",
+      "aria-label": `${silenced ? "Unmute" : "Mute"} ${who}`,
+      dataset: { key: `mute-${line.n}`, mute: line.sender },
+      onclick: () => toggleMute(app, model, line.sender) }, silenced ? "Unmute" : "Mute") : null);
+  }));
+  if (atBottom) log.scrollTop = log.scrollHeight;
 }
 
 async function downloadRecord(app, model) {
@@ -623,6 +754,7 @@ export function renderTable(app, model) {
   renderDraw(model);
   renderDealResult(model);
   renderMatchResult(app, model);
+  renderChat(app, model);
   const name = safeName(model.info?.name, "Table");
   return `${mine ? "▶ Your turn · " : ""}${name} · Aluette Online`;
 }
