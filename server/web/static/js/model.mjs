@@ -324,9 +324,9 @@ export class TableModel {
     v.points = [...e.points];
     v.result = e.result;
     this.matchOver = { points: [...e.points], result: e.result };
-    // The server marks the table finished as it stores match_over (server/table.py) and
-    // sends no table_changed for it: the status follows here, so the rematch and the Leave
-    // button know the match is over (a table_changed later says the same).
+    // The server marks the table finished as it stores match_over, and the table_changed
+    // saying so follows at once (server/table.py); the status is set here already, so the
+    // screen drawn between the two events offers the rematch and the Leave button.
     if (this.info?.status === "playing") this.info.status = "finished";
   }
 
