@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -203,3 +204,28 @@ async def test_session_and_model_replay_a_real_match(web, tmp_path: Path, option
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
         summary = json.loads(done.stdout)
         assert summary["checkpoints"] == 4 and summary["events"] > 40
+
+
+def test_fair_deal_checks_agree_with_the_server(tmp_path: Path):
+    """R8a: the page's hashes are server/game/fair.py's, and a tampered reveal (seed,
+    secret, salt, contributions, scheme) is reported as a failed check
+    (tests/web/js/fair.test.mjs)."""
+    from server.game import fair
+
+    rng = random.Random(8)
+    vectors = []
+    for n in range(6):
+        secret, salt = fair.new_secret()
+        contributions = [rng.choice([None, f"{rng.getrandbits(128):032x}", "0", "ab" * 32])
+                         for _ in range(4)]
+        if n == 0:
+            contributions[0] = f"{rng.getrandbits(128):032x}"
+        vectors.append(fair.reveal(secret, salt, contributions))
+    path = tmp_path / "fair.json"
+    path.write_text(json.dumps(vectors), encoding="utf-8")
+    assert NODE is not None
+    done = subprocess.run([NODE, "--test", str(JS / "fair.test.mjs")], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "FAIR_VECTORS": str(path)})
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "# fail 0" in done.stdout and "# pass 5" in done.stdout

@@ -4,6 +4,7 @@
 
 import { cleanText, errorSentence, safeName } from "./cards.mjs";
 import { CommandFailed, Connection, socketUrl } from "./connection.mjs";
+import { newContribution } from "./fair.mjs";
 import { renderLobby, setupLobby } from "./lobby.mjs";
 import { TableModel } from "./model.mjs";
 import { renderTable, setupTable } from "./table.mjs";
@@ -96,6 +97,9 @@ function onEvent(table, seq, event) {
   if (model.view === null && event?.type !== "deals_committed") {
     model.seat = app.conn.session.tables.get(table)?.seat ?? null;
   }
+  if (event?.type === "table_changed" && oweContribution.has(table)) contributeNow(model);
+  // R8a: the revealed record's check is asynchronous (crypto.subtle); draw its result.
+  if (event?.type === "match_over") model.fairCheck?.then(() => render());
   if (event?.type === "deal_started" || event?.type === "snapshot") app.discard.clear();
   if (event?.type === "deals_committed") app.notice = ""; // a new match: old words are stale
   if (event?.type === "table_changed" && app.route.view === "lobby") refreshLobbySoon();
@@ -218,11 +222,68 @@ function setNotice(text) {
   render();
 }
 
+// ------------------------------------------------------------------ R8a: fair deals
+
+/** Commands that carry our contribution to the next match's seed (protocol 1.3). */
+const CONTRIBUTES = new Set(["join", "start", "rematch"]);
+/** Tables we sat at before seeing their commitment, or that start by themselves
+ *  (auto_start: no `start` of ours will carry it): we contribute once the head shows it. */
+const oweContribution = new Set();
+
+function modelOf(table) {
+  if (!app.models.has(table)) app.models.set(table, new TableModel(table));
+  return app.models.get(table);
+}
+
+/** A fresh contribution (R8a), remembered with the commitment we saw, so that the match's
+ *  start can be checked against both (client_cli/app.py's _contribution). */
+function contribution(table, seen = null) {
+  const mine = newContribution();
+  modelOf(table).contributing(mine, seen);
+  return mine;
+}
+
+/** `fields` with our contribution, for a command that carries one. A join gives it only if
+ *  we have seen the table's commitment (its page or the lobby's list); otherwise we owe it. */
+function withContribution(type, fields) {
+  const table = fields?.table;
+  if (!CONTRIBUTES.has(type) || typeof table !== "string" || "contribution" in fields) {
+    return fields;
+  }
+  if (type !== "join") return { ...fields, contribution: contribution(table) };
+  const seen = app.models.get(table)?.info?.next_commitment
+    ?? app.lobby.tables.find((t) => t?.table === table)?.next_commitment ?? null;
+  if (typeof seen !== "string") {
+    oweContribution.add(table);
+    return fields;
+  }
+  return { ...fields, contribution: contribution(table, seen) };
+}
+
+/** We sit at `model`'s table and now see its commitment: send our contribution (`join`
+ *  again, as the protocol allows), once. */
+function contributeNow(model) {
+  const info = model.info ?? {};
+  if (model.seat === null || typeof info.next_commitment !== "string"
+      || !["waiting", "finished"].includes(info.status)) return;
+  oweContribution.delete(model.table);
+  app.conn.call("join", { table: model.table, code: app.conn.codes[model.table] ?? null,
+    contribution: contribution(model.table) }).catch(() => {});
+}
+
 /** Run a command from a button; errors are explained in words where the user looks. */
 async function act(type, fields, where = "table") {
   try {
-    return await app.conn.call(type, fields);
+    const result = await app.conn.call(type, withContribution(type, fields));
+    if (type === "create_table" && fields?.options?.auto_start
+        && typeof result?.table === "string") {
+      oweContribution.add(result.table);
+      const model = app.models.get(result.table);
+      if (model) contributeNow(model);
+    }
+    return result;
   } catch (err) {
+    if (type === "join") oweContribution.delete(fields?.table);
     showError(err, where);
     return null;
   }

@@ -10,9 +10,13 @@
 // Protocol 1.3, as client_cli/model.py does it: a table may play several matches (a
 // rematch), and deals_committed opens each one with a fresh view, so the screen resets to
 // the new match exactly as at a first start. Chat is kept apart from the view (`chat`,
-// `speakers`): a snapshot replaces the view, never the conversation.
+// `speakers`): a snapshot replaces the view, never the conversation. R8a (fair deals) as
+// client_cli/model.py checks it: `contributing` remembers what we sent and the commitment we
+// saw; deals_committed checks the match's start, match_over the revealed record (the hashes
+// are asynchronous: `fairCheck` is the pending promise, `fairNote` its result).
 
 import { cleanText, leftOf, sortByStrength } from "./cards.mjs";
+import { checkReveal, checkStart } from "./fair.mjs";
 
 /** Chat lines kept per table (the oldest go first): the page shows a bounded log. */
 export const CHAT_KEPT = 100;
@@ -51,6 +55,18 @@ export class TableModel {
      */
     this.mySender = null;
     this.saying = [];          // cleaned texts of our chat commands not echoed back yet
+    this.commitment = null;    // R8a: the current match's commitment (deals_committed)
+    /** R8a: [commitment seen, contribution] of our last contribution, until a match starts. */
+    this.sent = null;
+    /** R8a: what the latest check found, {ok, text, of: "deals_committed" | "match_over"}. */
+    this.fairNote = null;
+    this.fairCheck = null;     // the pending match_over check (a promise), if any
+  }
+
+  /** R8a: we are sending `contribution` now, having seen `seen` (default: the table's
+   *  next_commitment as we know it): remembered to check the match's start. */
+  contributing(contribution, seen = null) {
+    this.sent = [seen ?? this.info?.next_commitment ?? null, contribution];
   }
 
   get spectator() {
@@ -162,6 +178,10 @@ export class TableModel {
    */
   _on_deals_committed(e) {
     this.match = Number.isInteger(e.match) ? e.match : this.match + 1;
+    this.commitment = typeof e.commitment === "string" ? e.commitment : null;
+    this.fairNote = { ...checkStart(e, this.sent, this.seat), of: "deals_committed" };
+    this.fairCheck = null;
+    this.sent = null;
     this.view = null;
     this.pendingDiscard = [];
     this.lastDeal = null;
@@ -324,10 +344,24 @@ export class TableModel {
     v.points = [...e.points];
     v.result = e.result;
     this.matchOver = { points: [...e.points], result: e.result };
+    this._checkRecord(e.record);
     // The server marks the table finished as it stores match_over, and the table_changed
     // saying so follows at once (server/table.py); the status is set here already, so the
     // screen drawn between the two events offers the rematch and the Leave button.
     if (this.info?.status === "playing") this.info.status = "finished";
+  }
+
+  /** R8a at the end: the revealed record against the commitment this match started with.
+   *  The check is asynchronous; `fairCheck` resolves once `fairNote` holds its result. */
+  _checkRecord(record) {
+    const fair = record?.fair;
+    if (fair === null || fair === undefined) return;
+    const expected = this.commitment;
+    const match = this.match;
+    this.fairCheck = checkReveal(fair, expected).then((note) => {
+      if (this.match === match) this.fairNote = { ...note, of: "match_over" };
+      return this.fairNote;
+    });
   }
 
   /** R16: a signal sent to us (by our partner, or noticed from an opponent under risky). */

@@ -374,6 +374,17 @@ function renderHead(app, model) {
     : (model.seat === null ? "Stop watching" : "Leave");
 }
 
+/** R8a: what the latest fair-deals check found, in one calm line (client_cli's fair_note);
+ *  a failed check is a warning. */
+function renderFairNote(model) {
+  const node = $("fair-note");
+  const note = model.fairNote;
+  node.hidden = !note;
+  node.textContent = note ? note.text : "";
+  node.dataset.ok = note ? String(Boolean(note.ok)) : "";
+  node.dataset.of = note ? note.of : "";
+}
+
 function renderScore(model) {
   const v = model.view;
   const node = $("score");
@@ -743,6 +754,7 @@ async function downloadRecord(app, model) {
 /** Draw the whole table; returns the page title. */
 export function renderTable(app, model) {
   renderHead(app, model);
+  renderFairNote(model);
   renderScore(model);
   const mine = renderTurn(app, model);
   $("table-notice").textContent = app.notice;
