@@ -6,7 +6,8 @@ process. A page sits at a one-deal table of bots, starts it and plays it to its 
   bytes in hex), and the one that counted, the start's, is the seat's contribution in the
   revealed record (``get_record``, through a protocol client);
 - at ``deals_committed`` the page says its contribution is in, and at ``match_over`` that
-  the revealed seed material checks out against the commitment the match started with.
+  the revealed seed material checks out against the commitment the match started with;
+- "Play again" sends a fresh contribution with ``rematch``, and match 2 checks it too.
 
 The checks' failures (a tampered seed, secret, salt...) are node tests of the same module:
 tests/web/js/fair.test.mjs, run by test_js.py.
@@ -79,4 +80,13 @@ async def test_a_page_contributes_and_checks_the_revealed_seed(browser, server_p
     fair = record["fair"]
     assert fair["contributions"][1] == starts[0]["contribution"]
     assert fair["commitment"][:16] in await note.inner_text()
+
+    # "Play again": the rematch carries a fresh contribution, and match 2 checks it is in.
+    await ana.page.click('[data-key="rematch"]', timeout=WAIT_MS)
+    await ana.page.wait_for_selector(
+        "#fair-note[data-of='deals_committed'][data-ok='true']:has-text('match 2 is "
+        "committed'):has-text('your contribution is in')", timeout=WAIT_MS)
+    rematches = [f for f in frames if f.get("type") == "rematch"]
+    assert len(rematches) == 1 and hex32.match(rematches[0].get("contribution") or "")
+    assert rematches[0]["contribution"] not in fair["contributions"]
     assert ana.csp_or_script_errors() == [], ana.errors
