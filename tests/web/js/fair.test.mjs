@@ -39,6 +39,7 @@ test("a true reveal is checked; every tampered one is a warning", async () => {
         /seed does not follow/],
       [{ ...fair, scheme: "aluette-fair/0" }, /unknown scheme/],
       [{ ...fair, secret: "xyz" }, /not well formed/],
+      [(({ seed, ...rest }) => rest)(fair), /reveals no seed/],
     ];
     for (const [bad, why] of tampered) {
       const note = await checkReveal(bad, fair.commitment);
@@ -95,5 +96,18 @@ test("the model: deals_committed then match_over, a true record and a tampered o
     await m.fairCheck;
     assert.equal(m.fairNote.of, "match_over");
     assert.equal(m.fairNote.ok, !tamper, m.fairNote.text);
+  }
+});
+
+test("without crypto.subtle (plain http on a network address) the page says it cannot check", async () => {
+  // An own property shadows the prototype's getter for this test, and is removed after it.
+  Object.defineProperty(globalThis.crypto, "subtle", { value: undefined, configurable: true });
+  try {
+    const note = await checkReveal(VECTORS[0], VECTORS[0].commitment);
+    assert.equal(note.ok, true);
+    assert.match(note.text, /cannot check the revealed seed here/);
+  } finally {
+    delete globalThis.crypto.subtle;
+    assert.ok(globalThis.crypto.subtle);
   }
 });

@@ -67,6 +67,13 @@ export function checkStart(event, sent, seat) {
 export async function checkReveal(fair, expected = null) {
   const fail = (why) => ({ ok: false, text: `Warning: the record does not prove fair deals `
     + `(R8a): ${why}.` });
+  if (!globalThis.crypto?.subtle) {
+    // Browsers offer SHA-256 only on https and localhost: a page served over plain http on
+    // a network address cannot hash, which says nothing about the deals.
+    return { ok: true, text: "Fair deals: this page cannot check the revealed seed here "
+      + "(the browser hashes only on https or localhost); `aluette-record verify` on the "
+      + "match record does." };
+  }
   try {
     if (fair === null || typeof fair !== "object") return fail("it reveals no seed material");
     if (fair.scheme !== SCHEME) return fail(`unknown scheme ${String(fair.scheme).slice(0, 32)}`);
@@ -85,7 +92,8 @@ export async function checkReveal(fair, expected = null) {
       return fail(`its commitment ${short(commitment)} is not the one the match started with, `
         + short(expected));
     }
-    if ("seed" in fair && await seedOf(secret, salt, contributions) !== seed) {
+    if (!isHex(seed, 64)) return fail("it reveals no seed");
+    if (await seedOf(secret, salt, contributions) !== seed) {
       return fail("the revealed seed does not follow from the secret, the salt and the "
         + "contributions");
     }
