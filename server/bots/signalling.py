@@ -29,16 +29,14 @@ from __future__ import annotations
 
 from math import ceil
 
-from server.game import STRENGTH, Signal, sort_by_strength
+from server.game import SIGNAL_CARD, STRENGTH, Signal, sort_by_strength
 from server.game.rules import TRICKS_PER_DEAL
 
 from .base import View
 from .knowledge import ACES, cards_played, read_view
 
-_SIGNAL_OF_CARD = {
-    "3o": "monsieur", "3c": "madame", "2o": "borgne", "2c": "vache",
-    "9c": "grand_neuf", "9o": "petit_neuf", "2b": "deux_de_chene", "2e": "deux_d_ecrit",
-}
+#: R15's card signals, looked up by card (the vocabulary is server.game's SIGNAL_CARD).
+_SIGNAL_OF_CARD = {card: signal for signal, card in SIGNAL_CARD.items()}
 
 #: What a signal is worth to an opponent who notices it, relative to the partner (module
 #: docstring). At a risky table a signal goes out when ``2 * signal_risk * LEAK < 1``.
@@ -103,7 +101,7 @@ def mordienne_plan(view: View) -> bool:
     """R13: can this seat still make a mordienne with the cards it is sure of?
 
     It has won no trick this deal, mordienne is on, and its sure winners (at least
-    :data:`MIN_RUN`, at most one per trick left) are more than any other seat can reach:
+    :data:`MIN_RUN`) are more than any other seat can reach:
     that seat's tricks so far plus a third (rounded up) of the tricks before the run,
     the share it gets if the others split them evenly.
     """
@@ -118,7 +116,7 @@ def mordienne_plan(view: View) -> bool:
         return False
     left = TRICKS_PER_DEAL - len(view["tricks"])
     run = len(sure_winners(view))
-    if run < MIN_RUN or run > left:
+    if run < MIN_RUN:           # never more than the tricks left: they are cards in hand
         return False
     others = max(counts[s] for s in range(4) if s != seat)
     return run > others + ceil((left - run) / 3)
