@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import re
-import secrets
 import shlex
 import signal
 from collections.abc import Coroutine, Sequence
@@ -39,7 +38,7 @@ from .commands import (
     resolve_sender,
 )
 from .connection import Connection, ConnectionFailed, ServerError
-from .model import TableModel
+from .model import TableModel, new_contribution
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
@@ -50,11 +49,6 @@ CHANTER_WORDS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "o
 
 #: `say TEXT`, `chat TEXT` or `'TEXT`: the rest of the line as typed is the message.
 CHAT_LINE = re.compile(r"\s*(?:(?:say|chat)\s+|')(?P<text>.*\S.*)", re.I | re.S)
-
-
-def new_contribution() -> str:
-    """R8a: this client's contribution to a match's seed, 16 random bytes in hex."""
-    return secrets.token_hex(16)
 
 
 class App:

@@ -23,6 +23,7 @@ Pure: no I/O, no asyncio, so it is tested by replaying engine matches through it
 from __future__ import annotations
 
 import copy
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,13 @@ from server.game.record import RecordError, verify_record
 from server.game.seats import left_of
 
 View = dict[str, Any]
+
+
+
+def new_contribution() -> str:
+    """R8a: this client's contribution to a match's seed, 16 random bytes in hex from the
+    system's randomness (never a seeded generator: a contribution must be unpredictable)."""
+    return secrets.token_hex(16)
 
 
 @dataclass

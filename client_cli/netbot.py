@@ -4,6 +4,10 @@ It keeps the table model (the engine-shaped view of its own seat, built from the
 receives, so it only ever knows what its seat may know) and asks ``server.bots`` for a move
 whenever the view says it is to act. A refused move (the model was stale) triggers a fresh
 snapshot and a new decision.
+
+Like a person's client it puts its own random contribution into the seed of the match it
+sits down for (R8a), drawn from the system's randomness, not from its seeded ``rng``, so a
+bot run with ``--seed`` still cannot be used to predict the deals.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from server.game import ChanterVote, Discard, Play
 
 from . import render
 from .connection import Connection, ConnectionFailed, ServerError
-from .model import TableModel
+from .model import TableModel, new_contribution
 
 
 class NetBot:
@@ -72,6 +76,7 @@ class NetBot:
                     name=f"{self.level} bot's table")
                 self.table = str(result["table"])
             model = self.conn.model(self.table)
+            await self._contribute(model)
             self.seated.set()
             self.console.print(Text(f"{self.level} bot sits at seat {model.seat} of table "
                                     f"{protocol.clean_text(self.table)}", style="green"))
@@ -81,6 +86,23 @@ class NetBot:
             return 1
         finally:
             await self.conn.close()
+
+    async def _contribute(self, model: TableModel) -> None:
+        """R8a: once seated at a table that has not started, send a contribution to its
+        next match (``join`` again, as the protocol allows), remembered with the commitment
+        seen so the model checks the match's start against both. A table that started as
+        this bot sat down (the last seat of an auto-start table) takes none."""
+        info = model.info or {}
+        if model.seat is None or not info.get("next_commitment") \
+                or info.get("status") != "waiting":
+            return
+        contribution = new_contribution()
+        model.contributing(contribution)
+        try:
+            await self.conn.call(protocol.Join, table=model.table, contribution=contribution)
+        except ServerError as exc:     # started meanwhile: the match goes on without it
+            model.sent = None
+            self._say(render.error_text(exc.code, exc.message))
 
     async def _play(self, model: TableModel) -> int:
         while True:

@@ -49,8 +49,13 @@ async def test_four_network_bots_play_a_match(inproc: Running, level: str) -> No
     assert first.table is not None
     others = [NetBot(url, level, f"B{i}", quiet_console(), table=first.table, seed=i)
               for i in (1, 2, 3)]
+    tasks = [task0]
+    for b in others:        # one after another: each has sent its contribution once seated
+        tasks.append(asyncio.create_task(b.run()))
+        async with asyncio.timeout(10):
+            await b.seated.wait()
     async with asyncio.timeout(90):
-        codes = await asyncio.gather(task0, *(b.run() for b in others))
+        codes = await asyncio.gather(*tasks)
     assert codes == [0, 0, 0, 0]
     views = [b.conn.tables[first.table].view for b in (first, *others)]
     assert all(v is not None and v["phase"] == "match_over" for v in views)
@@ -59,8 +64,24 @@ async def test_four_network_bots_play_a_match(inproc: Running, level: str) -> No
     # Every bot's model ends where the server's match ended (R14).
     assert {tuple(v["points"]) for v in views if v} == {tuple(table.match.points)}
     assert all(s.kind == "human" for s in table.state.seats)   # nobody was replaced
-    summary = verify_record(export_record(table.match, ["B0", "B1", "B2", "B3"]))
+    record = export_record(table.match, ["B0", "B1", "B2", "B3"])
+    summary = verify_record(record)
     assert summary["points"] == list(table.match.points)
+    # R8a: each bot that sat down before the match started put a contribution of its own
+    # into the seed (the last seat of an auto-start table starts the match as it sits, so
+    # it has none), and each bot's model found the revealed record proves the deals.
+    seed = table.state.match_seed
+    assert seed is not None
+    contributions = seed.contributions
+    seats = [b.conn.tables[first.table].seat for b in (first, *others)]
+    assert seats == [0, 1, 2, 3]
+    assert all(contributions[s] is not None for s in range(3)), contributions
+    assert contributions[3] is None
+    assert len(set(contributions[:3])) == 3
+    for b in (first, *others):
+        m = b.conn.tables[first.table]
+        assert m.fair_note is not None and m.fair_note[0], m.fair_note
+        assert m.fair_note_of == "match_over"
 
 
 def test_bot_process_joins_a_humans_table(server_proc: ServerProcess, spawn) -> None:
