@@ -769,8 +769,11 @@ class Table:
         return min(dues, key=lambda d: d.at) if dues else None
 
     def _bot_seed(self, seat: int, what: str) -> str:
+        """A bot's randomness for this turn: the table's secret seed, the match (a rematch
+        replays the same turns, and must not replay the same draws), the seat and the
+        turn. Fixed for a turn, so a bot asked again after a restart decides the same."""
         key = self._turn_key or ()
-        return f"{self.state.seed}:{what}:{seat}:{key}"
+        return f"{self.state.seed}:{self.state.matches_started()}:{what}:{seat}:{key}"
 
     def _pending_bot_signals(self) -> list[Signal]:
         m = self.match

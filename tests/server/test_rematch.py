@@ -197,3 +197,22 @@ async def test_rematches_cannot_reopen_more_tables_than_the_creators_limit(
         refused = await ana.request("rematch", table=done[1])
         assert refused["code"] == "too_many_tables"
         await ana.close()
+
+
+async def test_bots_draw_fresh_randomness_in_each_match(server, connect):
+    """A bot's randomness is keyed by the match too: at the same turn of a rematch (same
+    first dealer, so the same deal, trick and seat to act) it draws afresh, so a player
+    cannot learn a bot's habits in match 1 (say, the random bot's pick on the first trick)
+    and count on them in match 2."""
+    clients = [await connect(n) for n in ("Ana", "Bo", "Cy", "Di")]
+    table_id = await four_humans(clients)
+    table = server.hub.tables[table_id]
+    key_1, seeds_1 = table._turn_key, [table._bot_seed(s, "move") for s in range(4)]
+    await asyncio.gather(*(autoplay(c, table_id, i) for i, c in enumerate(clients)))
+    for i, c in enumerate(clients):
+        await c.call("rematch", table=table_id, contribution=CONTRIB[i])
+    await clients[0].wait_event(lambda e: e["type"] == "deals_committed" and e["match"] == 2)
+    assert table._turn_key == key_1 is not None      # the same turn of the same deal
+    seeds_2 = [table._bot_seed(s, "move") for s in range(4)]
+    assert all(a != b for a, b in zip(seeds_1, seeds_2, strict=True))
+    assert len(set(seeds_2)) == 4
