@@ -58,6 +58,8 @@ class TableModel:
     #: (name, seat or None for a spectator), which is what ``mute`` needs.
     chat: list[dict[str, Any]] = field(default_factory=list)
     speakers: dict[str, tuple[str, int | None]] = field(default_factory=dict)
+    #: Our own sender id at this table, once a ``chat_history`` told it (1.4).
+    my_sender: str | None = None
     #: R8a: what the latest check found, (all well, in words), and which event made it.
     fair_note: tuple[bool, str] | None = None
     fair_note_of: str | None = None
@@ -144,6 +146,14 @@ class TableModel:
                               + (f" ({self.commitment[:16]}…)." if self.commitment else "."))
         self.fair_note_of = "match_over"
 
+    def _on_chat_history(self, e: dict[str, Any]) -> None:
+        """A head's chat so far (protocol 1.4): it replaces the log, and names our own
+        sender id at this table."""
+        self.my_sender = str(e.get("sender") or "") or self.my_sender
+        self.chat = []
+        for line in e.get("lines") or []:
+            self._on_chat(line)
+
     def _on_chat(self, e: dict[str, Any]) -> None:
         self.chat = [*self.chat, dict(e)][-self.CHAT_KEPT:]
         seat = e.get("from_seat")
@@ -160,6 +170,9 @@ class TableModel:
             return
         if kind == "chat":
             self._on_chat(event)
+            return
+        if kind == "chat_history":
+            self._on_chat_history(event)
             return
         if kind == "snapshot":
             view = copy.deepcopy(event["view"])

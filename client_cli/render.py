@@ -656,6 +656,10 @@ def event_lines(model: TableModel, event: dict[str, Any],
         out.append(rematch_text(model, event["seat"]))
     elif kind == "chat":
         out.append(chat_line(model, event))
+    elif kind == "chat_history" and model.chat:
+        n = len(model.chat)
+        out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
+                        "`chat` shows them."))
     elif kind == "signal":
         t = Text("Signal (R15) from ", style="magenta")
         t.append_text(signal_text(model, event))
@@ -703,7 +707,13 @@ def chat_line(model: TableModel, event: dict[str, Any]) -> Text:
     and name are network text, cleaned (``safe``)."""
     t = Text("[chat] ", style="bold magenta")
     seat = event.get("from_seat")
-    if isinstance(seat, int) and seat == model.seat:
+    # Our own sender id (from a chat_history) says it best: a seat's earlier line may be
+    # someone else's; without it, our seat's lines are ours.
+    if model.my_sender:
+        mine = event.get("sender") == model.my_sender
+    else:
+        mine = isinstance(seat, int) and seat == model.seat
+    if mine:
         t.append("you", style="bold")
     else:
         t.append_text(safe(event.get("name") or "?", 32))

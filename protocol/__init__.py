@@ -51,6 +51,7 @@ from .events import (
     ChanterDiscarded,
     ChanterResult,
     ChanterVoted,
+    ChatHistory,
     ChatMessage,
     DealsCommitted,
     DealScored,
@@ -74,6 +75,7 @@ from .events import (
 )
 from .limits import (
     CHAT_BURST,
+    CHAT_HISTORY,
     CHAT_PER_SECOND,
     HELLO_TIMEOUT_S,
     MAX_CHAT_LEN,
@@ -152,6 +154,7 @@ __all__ = [
     "CARD_CODES",
     "CARD_PATTERN",
     "CHAT_BURST",
+    "CHAT_HISTORY",
     "CHAT_PER_SECOND",
     "CLIENT_TYPES",
     "EVENT_TYPES",
@@ -190,6 +193,7 @@ __all__ = [
     "ChanterVote",
     "ChanterVoted",
     "Chat",
+    "ChatHistory",
     "ChatMessage",
     "ClientCommand",
     "CloseCode",

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
+from . import limits
 from .cards import Card
 from .fields import (
     AcesCount,
@@ -213,6 +214,20 @@ class ChatMessage(EventBase, tag="chat"):
     sender: SenderId
 
 
+class ChatHistory(EventBase, tag="chat_history"):
+    """The table's latest chat lines this viewer may see, oldest first (added in 1.4).
+
+    Only in a head, after ``table_changed`` (and ``snapshot``), and only when there is such
+    a line: it replaces the client's chat log of this table, so that a reloaded page or a
+    spectator who just arrived reads the conversation so far. A seat never gets a
+    spectator's line, nor anyone a line of a sender it muted. ``sender`` is this viewer's
+    own id at the table (the ``sender`` of its own lines).
+    """
+
+    lines: Annotated[list[ChatMessage], Meta(max_length=limits.CHAT_HISTORY)]
+    sender: SenderId
+
+
 class UnknownEvent(msgspec.Struct, kw_only=True):
     """An event type this client does not know (a newer minor version); never encoded.
 
@@ -246,6 +261,7 @@ EventPayload = (
     | DealsCommitted
     | RematchAccepted
     | ChatMessage
+    | ChatHistory
 )
 
 EVENT_TYPES: dict[str, type[EventBase]] = {
@@ -259,6 +275,7 @@ __all__ = [
     "ChanterDiscarded",
     "ChanterResult",
     "ChanterVoted",
+    "ChatHistory",
     "ChatMessage",
     "DealScored",
     "DealStarted",

@@ -44,6 +44,10 @@ CHAT_PER_SECOND = 0.5
 CHAT_BURST = 5
 #: Senders one player may keep muted at one table.
 MAX_MUTES = 64
+#: Chat lines a table keeps for its heads (``chat_history``): a reloaded page or a late
+#: spectator sees the conversation so far. Small, because they live in the table's
+#: document, written at every move: at most about 25 KiB even with the longest texts.
+CHAT_HISTORY = 30
 #: A player's contribution to a match's seed (R8a): 1 to 64 lowercase hex digits.
 MAX_CONTRIBUTION_LEN = 64
 

@@ -31,7 +31,7 @@ import msgspec
 from . import limits
 from .codec import decode_client, decode_server, encode, error_reply, unsupported_version
 from .errors import AluetteError, CloseCode, ErrorCode, ProtocolError
-from .events import EventPayload, Snapshot, TableChanged, UnknownEvent
+from .events import ChatHistory, EventPayload, Snapshot, TableChanged, UnknownEvent
 from .messages import (
     Command,
     CreateTable,
@@ -694,6 +694,10 @@ class ClientSession:
             stream.seq = msg.seq
             if payload.table.status in ("waiting", "finished", "abandoned"):
                 stream.expect_head = False  # no match view: the head is this frame alone
+            return [TableEvent(msg.table, msg.seq, known)]
+        if isinstance(payload, ChatHistory) and msg.seq == stream.seq:
+            # The head's last frame (1.4), stamped with its seq: it replaces the chat log,
+            # so applying it again is harmless.
             return [TableEvent(msg.table, msg.seq, known)]
         if msg.seq <= stream.seq:
             return []  # a duplicate, around a resume

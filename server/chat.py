@@ -15,6 +15,9 @@ Rules (docs/PROTOCOL.md, ``chat`` and ``mute``):
   gap, nothing to replay). Unmuting applies to messages sent afterwards.
 - Chat messages are table events (stored in the log, replayed on resume to those who
   received them); they are never part of a match record (R17).
+- The table keeps its latest ``CHAT_HISTORY`` lines, and a head (a reloaded page, a new
+  spectator, a resume answered by a snapshot) carries those its viewer may see now
+  (:func:`history`).
 - Chat has its own token bucket per player at each table, apart from the command rate
   limit of the session (:class:`ChatLimiter`).
 
@@ -71,6 +74,7 @@ def post(work: Work, player: str, name: str, text: str, *, allowed: bool = True
     sender = sender_id(state, player)
     muting = frozenset(p for p, muted in state.mutes.items() if sender in muted)
     event = protocol.ChatMessage(from_seat=seat, name=name, text=text, sender=sender)
+    state.chat = [*state.chat, event][-protocol.CHAT_HISTORY:]
     if seat is None:
         work.emit(event, Watchers(seats=False, spectators=True, muting=muting))
     elif muting:
@@ -94,6 +98,21 @@ def mute(work: Work, player: str, sender: str, muted: bool) -> TableResult:
         state.mutes.pop(player, None)
     _forget_absent(work)
     return TableResult(table=state.id)
+
+
+def history(state: TableState, player: str) -> protocol.ChatHistory | None:
+    """The head's ``chat_history`` for ``player``: the kept lines it may see now (a seat
+    none of the spectators', nobody those of a sender it muted), or None if there are none.
+
+    Visibility is decided by where the player is now, so a spectator who sits down stops
+    seeing the spectators' lines, as it would have stopped receiving them."""
+    seated = state.seat_of(player) is not None
+    muted = set(state.mutes.get(player, ()))
+    lines = [m for m in state.chat
+             if m.sender not in muted and (m.from_seat is not None or not seated)]
+    if not lines:
+        return None
+    return protocol.ChatHistory(lines=lines, sender=sender_id(state, player))
 
 
 def _forget_absent(work: Work) -> None:

@@ -541,14 +541,10 @@ class Table:
     # ------------------------------------------------------------------ watching
 
     def head(self, viewer: Viewer) -> list[Send]:
-        """The table as this viewer may see it now, re-basing its sequence: a
-        ``table_changed``, and a ``snapshot`` when a match exists."""
-        payloads: list[protocol.EventPayload] = [protocol.TableChanged(table=self.info())]
-        if self.match is not None:
-            seat = self.state.seat_of(viewer.player)
-            v = view(self.match, seat) if seat is not None else spectator_view(self.match)
-            payloads.append(protocol.Snapshot(view=protocol.view_from_dict(v)))
-        return viewer.session.rebase(self.id, self.state.seq_for(viewer.player), payloads)
+        """The table as this viewer may see it now, re-basing its sequence
+        (:meth:`_head_payloads`)."""
+        return viewer.session.rebase(self.id, self.state.seq_for(viewer.player),
+                                     self._head_payloads(viewer))
 
     def subscribe(self, viewer: Viewer) -> None:
         """Start sending this table to ``viewer``, opening with its head."""
@@ -653,11 +649,16 @@ class Table:
         viewer.send_all(frames)
 
     def _head_payloads(self, viewer: Viewer) -> list[protocol.EventPayload]:
+        """A head's events: ``table_changed``, a ``snapshot`` when a match exists, and the
+        chat so far when this viewer may see some (``chat_history``)."""
         payloads: list[protocol.EventPayload] = [protocol.TableChanged(table=self.info())]
         if self.match is not None:
             seat = self.state.seat_of(viewer.player)
             v = view(self.match, seat) if seat is not None else spectator_view(self.match)
             payloads.append(protocol.Snapshot(view=protocol.view_from_dict(v)))
+        history = chat.history(self.state, viewer.player)
+        if history is not None:
+            payloads.append(history)
         return payloads
 
     async def _replay(self, player: str, after: int, upto: int,

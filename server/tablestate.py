@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from protocol import TableInfo, TableOptions
+from protocol import ChatMessage, TableInfo, TableOptions
 from protocol.fields import BotLevel, SeatKind, TableStatus
 from protocol.views import SeatInfo
 from server.game import Options, fair
@@ -104,6 +104,9 @@ class TableState(msgspec.Struct, kw_only=True):
     rematch: list[str] = msgspec.field(default_factory=list)
     #: Chat senders each player muted at this table (by sender id).
     mutes: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    #: The latest chat lines (``CHAT_HISTORY``), for the heads' ``chat_history``; replaced,
+    #: never changed in place, so a command's copy may share it.
+    chat: list[ChatMessage] = msgspec.field(default_factory=list)
 
     # ------------------------------------------------------------------ queries
 

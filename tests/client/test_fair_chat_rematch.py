@@ -133,6 +133,32 @@ def test_chat_lines_are_set_apart_and_cleaned() -> None:
     assert from_stands == "[chat] Sam (watching): [2Jgo Bo"
 
 
+def test_a_heads_chat_history_replaces_the_log_and_marks_our_own_lines() -> None:
+    """Protocol 1.4: a spectator who reconnects reads the conversation so far, its own
+    spectator lines as its own (by sender id), and a seat's earlier line by someone else
+    in its seat as theirs."""
+    m = TableModel("t1", seat=None, info=info())
+    m.apply(chat("stale", 0, "Ana", "a" * 16))
+    history = {"type": "chat_history", "sender": "5" * 16, "lines": [
+        chat("hello", 2, "Old", "d" * 16), chat("psst", None, "Sam", "5" * 16)]}
+    m.apply(history)                  # the connection applies, then the screen shows
+    words = text(*render.event_lines(m, history))
+    assert words == "2 earlier chat lines at this table: `chat` shows them."
+    assert [c["text"] for c in m.chat] == ["hello", "psst"]
+    assert m.my_sender == "5" * 16
+    assert text(*render.event_lines(m, chat("again", None, "Sam", "5" * 16))) == (
+        "[chat] you: again")
+    sat = TableModel("t1", seat=2, info=info())
+    sat.apply({**history, "sender": "e" * 16})
+    assert text(render.chat_line(sat, sat.chat[0])) == "[chat] Old: hello"
+    assert text(render.chat_line(sat, chat("mine", 2, "Cy", "e" * 16))) == "[chat] you: mine"
+    assert protocol.event_from_dict(history) == protocol.ChatHistory(
+        lines=[protocol.ChatMessage(from_seat=2, name="Old", text="hello", sender="d" * 16),
+               protocol.ChatMessage(from_seat=None, name="Sam", text="psst",
+                                    sender="5" * 16)],
+        sender="5" * 16)
+
+
 # ---------------------------------------------------------------- R8a in the client
 
 

@@ -288,6 +288,16 @@ def golden_messages() -> list[tuple[str, str, Any]]:
                 from_seat=None, name="Di", text="nice trick", sender="a0b1c2d3e4f50617")),
         ),
         (
+            "ev_chat_history",
+            "server",
+            p.Event(table="t-7f3a", seq=12, event=p.ChatHistory(
+                lines=[p.ChatMessage(from_seat=2, name="Cy", text="one more?",
+                                     sender="3f9a0c1d2e4b5a67"),
+                       p.ChatMessage(from_seat=None, name="Di", text="nice trick",
+                                     sender="a0b1c2d3e4f50617")],
+                sender="a0b1c2d3e4f50617")),
+        ),
+        (
             "ok_record",
             "server",
             p.Ok(id=18, result=p.RecordResult(

@@ -90,4 +90,5 @@ def test_catalogue_is_complete() -> None:
         "deals_committed",
         "rematch_accepted",
         "chat",
+        "chat_history",
     }

@@ -210,6 +210,23 @@ def test_client_follows_a_table_from_its_join_and_detects_a_gap() -> None:
     assert c.tables["t"].seq == 8
 
 
+def test_client_applies_a_heads_chat_history_at_the_heads_seq() -> None:
+    """1.4: ``chat_history`` is a head's last frame, stamped with the head's seq like the
+    others; the rule for duplicates must not drop it."""
+    c = open_client()
+    cid, _ = c.command(protocol.Spectate, table="t")
+    c.receive(protocol.encode(protocol.Ok(id=cid, result={"table": "t"})))
+    info = protocol.TableInfo(table="t", seats=[protocol.SeatInfo()] * 4)
+    c.receive(event_frame("t", 7, protocol.TableChanged(table=info)))
+    history = protocol.ChatHistory(lines=[protocol.ChatMessage(
+        from_seat=None, name="Sam", text="hi", sender="5" * 16)], sender="5" * 16)
+    [got] = c.receive(event_frame("t", 7, history))
+    assert got == TableEvent("t", 7, history) and c.tables["t"].seq == 7
+    assert c.receive(event_frame("t", 7, protocol.Turn(seat=1))) == []      # duplicate
+    [resume] = c.receive(event_frame("t", 9, history))       # not a head's: a gap
+    assert decoded(resume)["type"] == "resume"
+
+
 def test_client_resends_unanswered_commands_after_the_welcome() -> None:
     c = open_client("tok1")
     cid, _ = c.command(protocol.Play, table="t", card="3o")

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgpack
 
+from protocol import CHAT_HISTORY
 from server.app import running
 from server.chat import KEPT_FOR_ABSENT, sender_id
 from server.mutations import Work
@@ -231,3 +232,76 @@ async def test_spectators_chat_changes_nothing_a_seat_receives(connect):
         assert [t for t in two if t not in ("chat", *ends)] == \
             [t for t in one if t not in ends]
         assert gap_free(s, table)
+
+
+def histories(client: NetClient, table: str) -> list[dict[str, Any]]:
+    return [e["event"] for e in client.events
+            if e["table"] == table and e["event"]["type"] == "chat_history"]
+
+
+async def test_a_head_carries_the_chat_so_far_that_its_viewer_may_see(connect, url):
+    """``chat_history`` (1.4): a new spectator, a reloaded page (a resume answered by a
+    snapshot) and a seated player each get the kept lines they may see now, in the head
+    and nowhere else: a seat none of the spectators' lines, nobody a muted sender's."""
+    table, ana, bo, sam, tom = await a_table_with_two_seats_and_two_spectators(connect)
+    # A table with no chat yet sends no history in its heads.
+    assert not histories(sam, table) and not histories(ana, table)
+    await ana.call("chat", table=table, text="hello all")
+    await sam.call("chat", table=table, text="Bo holds Monsieur")
+    await bo.call("chat", table=table, text="ready?")
+    await tom.wait_until(lambda: len(chats(tom, table)) == 3)
+    bo_id = chats(tom, table)[2]["sender"]
+    await tom.call("mute", table=table, sender=bo_id)
+
+    # A spectator who arrives now reads all three lines, and learns its own sender id.
+    una = await connect("Una")
+    await una.call("spectate", table=table)
+    await una.wait_until(lambda: bool(histories(una, table)))
+    [hist] = histories(una, table)
+    assert [m["text"] for m in hist["lines"]] == ["hello all", "Bo holds Monsieur", "ready?"]
+    assert hist["lines"][0] == chats(tom, table)[0]
+    assert [e["event"]["type"] for e in una.events if e["table"] == table] == [
+        "table_changed", "chat_history"]
+    assert len({e["seq"] for e in una.events if e["table"] == table}) == 1   # one head
+    await una.call("chat", table=table, text="hi, Una here")
+    await una.wait_until(lambda: bool(chats(una, table)))
+    assert chats(una, table)[0]["sender"] == hist["sender"]
+
+    # A player who sits down later never reads the spectators' words.
+    cy = await connect("Cy")
+    await cy.call("join", table=table, seat=2)
+    await cy.wait_until(lambda: bool(histories(cy, table)))
+    assert [m["text"] for m in histories(cy, table)[0]["lines"]] == ["hello all", "ready?"]
+    assert not any(b"Monsieur" in f or b"Una here" in f for f in cy.frames)
+
+    # Tom muted Bo: his reload (a fresh snapshot) shows everything but Bo's line.
+    token = tom.welcome["session"]
+    await tom.close()
+    back = await NetClient.open(url, "Tom", token=token, ids=tom.ids)
+    result = await back.call("resume", token=back.welcome["session"], table=table,
+                             last_seq=2**53)
+    assert result["snapshot"] is True
+    await back.wait_until(lambda: bool(histories(back, table)))
+    assert [m["text"] for m in histories(back, table)[0]["lines"]] == [
+        "hello all", "Bo holds Monsieur", "hi, Una here"]
+    await back.close()
+
+
+async def test_the_chat_kept_is_bounded(redis_url, key_prefix, redis_client):
+    """Only the latest ``CHAT_HISTORY`` lines live in the table (and so in its stored
+    document, written at every move), however long the conversation."""
+    settings = server_settings(redis_url, key_prefix, chat_burst=CHAT_HISTORY + 5)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        ana = await NetClient.open(url, "Ana")
+        table = (await ana.call("create_table", options=QUIET))["table"]
+        for i in range(CHAT_HISTORY + 5):
+            await ana.call("chat", table=table, text=f"line {i}")
+        eve = await NetClient.open(url, "Eve")
+        await eve.call("spectate", table=table)
+        await eve.wait_until(lambda: bool(histories(eve, table)))
+        lines = [m["text"] for m in histories(eve, table)[0]["lines"]]
+        assert lines == [f"line {i}" for i in range(5, CHAT_HISTORY + 5)]
+        assert len(srv.hub.tables[table].state.chat) == CHAT_HISTORY
+        await ana.close()
+        await eve.close()

@@ -124,6 +124,23 @@ test("chat lines are kept apart from the view, bounded, cleaned, and ours are ma
   assert.equal(m.chat[0].text, "n50");
 });
 
+test("a head's chat_history replaces the log and names our sender (protocol 1.4)", () => {
+  const m = playing(1);
+  m.apply({ type: "chat", from_seat: 2, name: "Cy", text: "stale", sender: "e".repeat(16) });
+  m.apply({ type: "chat_history", sender: "d".repeat(16), lines: [
+    // seat 1's earlier line came from another player (its sender is not ours)
+    { type: "chat", from_seat: 1, name: "Old", text: "bye", sender: "a".repeat(16) },
+    { type: "chat", from_seat: null, name: "Me", text: "watching\u0007", sender: "d".repeat(16) },
+    { type: "chat", from_seat: 1, name: "Bo", text: "hi", sender: "d".repeat(16) },
+  ] });
+  assert.deepEqual(m.chat.map((l) => [l.name, l.text, l.mine]),
+    [["Old", "bye", false], ["Me", "watching", true], ["Bo", "hi", true]]);
+  assert.equal(m.mySender, "d".repeat(16));
+  assert.deepEqual(m.speakers.get("a".repeat(16)), { name: "Old", seat: 1 });
+  m.apply({ type: "chat_history", sender: "d".repeat(16), lines: "junk" });
+  assert.deepEqual(m.chat, []);
+});
+
 test("a spectator's own line is recognised by its text after our ok, then by its sender", () => {
   const m = new TableModel("t1");
   m.apply({ type: "chat", from_seat: null, name: "Kim", text: "psst", sender: "c".repeat(16) });

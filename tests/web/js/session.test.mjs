@@ -48,6 +48,23 @@ test("a head re-bases the sequence, then events come in order and duplicates are
   assert.deepEqual(outs.map((o) => [o.kind, o.seq]), [["event", 8]]);
 });
 
+test("a head's chat_history (1.4) carries the head's seq and is applied, not dropped", () => {
+  const s = new ClientSession("Ana", { token: "tok-1", firstId: 10 });
+  const hello = sent(s.connect())[0];
+  s.receive(welcome(hello.id));
+  const [jid] = s.command("spectate", { table: T });
+  s.receive(encode({ type: "ok", id: jid, result: { table: T } }));
+  s.receive(ev(5, info()));
+  s.receive(ev(5, snapshot(null)));
+  const history = { type: "chat_history", sender: "d".repeat(16), lines: [] };
+  const outs = s.receive(ev(5, history));
+  assert.deepEqual(outs.map((o) => [o.kind, o.seq, o.event?.type]), [["event", 5, "chat_history"]]);
+  assert.equal(s.tables.get(T).seq, 5);
+  // Anything else with a spent seq is a duplicate; a later chat_history would be a gap.
+  assert.deepEqual(s.receive(ev(5, { type: "turn", seat: 1, phase: "play" })), []);
+  assert.equal(sent(s.receive(ev(7, history)))[0].type, "resume");
+});
+
 test("a gap is answered by one resume from the last seq (PROTOCOL.md, Detecting a gap)", () => {
   const s = seated();
   const outs = s.receive(ev(9, { type: "card_played", seat: 1, card: "4o" }));

@@ -10,7 +10,8 @@
 // Protocol 1.3, as client_cli/model.py does it: a table may play several matches (a
 // rematch), and deals_committed opens each one with a fresh view, so the screen resets to
 // the new match exactly as at a first start. Chat is kept apart from the view (`chat`,
-// `speakers`): a snapshot replaces the view, never the conversation. R8a (fair deals) as
+// `speakers`): a snapshot replaces the view, never the conversation; a head's
+// `chat_history` (1.4) replaces the conversation with the table's latest lines. R8a (fair deals) as
 // client_cli/model.py checks it: `contributing` remembers what we sent and the commitment we
 // saw; deals_committed checks the match's start, match_over the revealed record (the hashes
 // are asynchronous: `fairCheck` is the pending promise, `fairNote` its result).
@@ -112,6 +113,10 @@ export class TableModel {
       this._on_chat(event);
       return;
     }
+    if (kind === "chat_history") {
+      this._on_chat_history(event);
+      return;
+    }
     if (kind === "deals_committed") {
       this._on_deals_committed(event);
       return;
@@ -200,7 +205,9 @@ export class TableModel {
     const sender = typeof e.sender === "string" ? e.sender : "";
     const text = [...cleanText(e.text ?? "")].slice(0, MAX_CHAT_LEN).join("");
     const name = [...cleanText(e.name ?? "")].slice(0, 32).join("");
-    let mine = seat !== null ? seat === this.seat : sender !== "" && sender === this.mySender;
+    // Our own id, once known, says it best (a seat's earlier line may be someone else's).
+    let mine = this.mySender !== null && sender !== "" ? sender === this.mySender
+      : seat !== null && seat === this.seat;
     if (!mine && seat === null && this.seat === null && this.mySender === null) {
       const at = this.saying.indexOf(text);
       if (at >= 0) {
@@ -214,6 +221,17 @@ export class TableModel {
     this.chat = [...this.chat, { n: this.chatCount, from_seat: seat, name, text, sender, mine }]
       .slice(-CHAT_KEPT);
     if (sender) this.speakers.set(sender, { name, seat });
+  }
+
+  /** A head's chat so far (protocol 1.4): it replaces the log, and names our sender id. */
+  _on_chat_history(e) {
+    if (typeof e.sender === "string" && /^[0-9a-f]{16}$/.test(e.sender)) {
+      this.mySender = e.sender;
+    }
+    this.chat = [];
+    for (const line of Array.isArray(e.lines) ? e.lines : []) {
+      if (line && typeof line === "object") this._on_chat(line);
+    }
   }
 
   _emptyView() {

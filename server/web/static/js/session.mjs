@@ -42,13 +42,14 @@ export const FATAL_CLOSES = Object.freeze({
 /**
  * Event types of protocol 1.3; any other is from a newer minor version: skip, count seq.
  * 1.3 added deals_committed (the first event of every match: the model starts a fresh view
- * on it, which is how a rematch resets the table), rematch_accepted and chat.
+ * on it, which is how a rematch resets the table), rematch_accepted and chat; 1.4
+ * chat_history (the last frame of a head, when there is chat to show).
  */
 export const KNOWN_EVENTS = new Set([
   "snapshot", "table_changed", "player_connected", "player_disconnected", "partner_draw",
   "deal_started", "hand_dealt", "chanter_vote", "chanter_result", "talon_dealt",
   "chanter_discarded", "card_played", "trick_done", "deal_scored", "match_over", "signal",
-  "signal_sent", "turn", "deals_committed", "rematch_accepted", "chat",
+  "signal_sent", "turn", "deals_committed", "rematch_accepted", "chat", "chat_history",
 ]);
 
 /** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows). */
@@ -297,6 +298,11 @@ export class ClientSession {
       stream.seq = msg.seq;
       const status = payload.table?.status;
       if (["waiting", "finished", "abandoned"].includes(status)) stream.expectHead = false;
+      return [{ kind: "event", table: msg.table, seq: msg.seq, event: known, unknown: null }];
+    }
+    if (kind === "chat_history" && msg.seq === stream.seq) {
+      // The head's last frame (1.4), stamped with its seq: it replaces the chat log, so
+      // applying it again is harmless.
       return [{ kind: "event", table: msg.table, seq: msg.seq, event: known, unknown: null }];
     }
     if (msg.seq <= stream.seq) return []; // a duplicate, around a resume
