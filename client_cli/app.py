@@ -696,12 +696,30 @@ class App:
         if not args:
             raise InputError(f"Type `{'mute' if muted else 'unmute'} NAME` (or a seat "
                              "number): someone who has spoken at this table.")
+        if not muted and args == ["all"]:
+            await self._unmute_all(model)
+            return
         sender = resolve_sender(" ".join(args), model.speakers)
         await self.conn.call(protocol.Mute, table=model.table, sender=sender, muted=muted)
+        if muted:
+            model.muted.add(sender)
+        else:
+            model.muted.discard(sender)
         name = protocol.clean_text(model.speakers[sender][0])[:32]
         self.show(render.note(f"You will no longer see {name}'s chat at this table "
                               f"(`unmute {name}` to undo)." if muted
                               else f"You will see {name}'s chat again."))
+
+    async def _unmute_all(self, model: TableModel) -> None:
+        """`unmute all`: everyone we mute at this table, named or not (after a reconnect
+        the server's chat_history says whom, but their lines, and so names, are gone)."""
+        if not model.muted:
+            self.show(render.note("You mute nobody at this table."))
+            return
+        for sender in sorted(model.muted):
+            await self.conn.call(protocol.Mute, table=model.table, sender=sender, muted=False)
+            model.muted.discard(sender)
+        self.show(render.note("You will see everyone's chat at this table again."))
 
     async def _rematch(self) -> None:
         """One keystroke (`r`) after a match: ask for another one, or accept it."""

@@ -60,6 +60,8 @@ class TableModel:
     speakers: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     #: Our own sender id at this table, once a ``chat_history`` told it (1.4).
     my_sender: str | None = None
+    #: Senders we mute at this table (our mute commands, and the head's chat_history).
+    muted: set[str] = field(default_factory=set)
     #: R8a: what the latest check found, (all well, in words), and which event made it.
     fair_note: tuple[bool, str] | None = None
     fair_note_of: str | None = None
@@ -150,6 +152,7 @@ class TableModel:
         """A head's chat so far (protocol 1.4): it replaces the log, and names our own
         sender id at this table."""
         self.my_sender = str(e.get("sender") or "") or self.my_sender
+        self.muted = {str(x) for x in e.get("muted") or []}
         self.chat = []
         for line in e.get("lines") or []:
             self._on_chat(line)

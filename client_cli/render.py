@@ -656,10 +656,14 @@ def event_lines(model: TableModel, event: dict[str, Any],
         out.append(rematch_text(model, event["seat"]))
     elif kind == "chat":
         out.append(chat_line(model, event))
-    elif kind == "chat_history" and model.chat:
+    elif kind == "chat_history":
         n = len(model.chat)
-        out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
-                        "`chat` shows them."))
+        if n:
+            out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
+                            "`chat` shows them."))
+        if model.muted:
+            out.append(note(f"You mute {len(model.muted)} at this table (`unmute all` to "
+                            "see their chat again)."))
     elif kind == "signal":
         t = Text("Signal (R15) from ", style="magenta")
         t.append_text(signal_text(model, event))
@@ -940,7 +944,8 @@ Lobby
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
   chat                       the table's latest messages
-  mute NAME | unmute NAME    hide (or show again) someone's messages (a name or seat)
+  mute NAME | unmute NAME    hide (or show again) someone's messages (a name or seat;
+                             `unmute all`: everyone you mute here)
 Game
   3o   or   1..9             play a card by its code (R2) or its number in hand
   yes | no                   at the chanter prompt: vote on chanter (R9)

@@ -218,14 +218,18 @@ class ChatHistory(EventBase, tag="chat_history"):
     """The table's latest chat lines this viewer may see, oldest first (added in 1.4).
 
     Only in a head, after ``table_changed`` (and ``snapshot``), and only when there is such
-    a line: it replaces the client's chat log of this table, so that a reloaded page or a
-    spectator who just arrived reads the conversation so far. A seat never gets a
-    spectator's line, nor anyone a line of a sender it muted. ``sender`` is this viewer's
-    own id at the table (the ``sender`` of its own lines).
+    a line or a muted sender: it replaces the client's chat log of this table, so that a
+    reloaded page or a spectator who just arrived reads the conversation so far. A seat
+    never gets a spectator's line, nor anyone a line of a sender it mutes. ``sender`` is
+    this viewer's own id at the table (the ``sender`` of its own lines).
     """
 
     lines: Annotated[list[ChatMessage], Meta(max_length=limits.CHAT_HISTORY)]
     sender: SenderId
+    #: The senders this viewer mutes at this table (none of their lines is in ``lines``),
+    #: so that a client can offer to unmute them after a reload.
+    muted: Annotated[list[SenderId], Meta(max_length=limits.MAX_MUTES)] = msgspec.field(
+        default_factory=list)
 
 
 class UnknownEvent(msgspec.Struct, kw_only=True):

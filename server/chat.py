@@ -102,17 +102,18 @@ def mute(work: Work, player: str, sender: str, muted: bool) -> TableResult:
 
 def history(state: TableState, player: str) -> protocol.ChatHistory | None:
     """The head's ``chat_history`` for ``player``: the kept lines it may see now (a seat
-    none of the spectators', nobody those of a sender it muted), or None if there are none.
+    none of the spectators', nobody those of a sender it mutes) and whom it mutes, or None
+    if there is neither.
 
     Visibility is decided by where the player is now, so a spectator who sits down stops
     seeing the spectators' lines, as it would have stopped receiving them."""
     seated = state.seat_of(player) is not None
-    muted = set(state.mutes.get(player, ()))
+    muted = list(state.mutes.get(player, ()))
     lines = [m for m in state.chat
              if m.sender not in muted and (m.from_seat is not None or not seated)]
-    if not lines:
+    if not lines and not muted:
         return None
-    return protocol.ChatHistory(lines=lines, sender=sender_id(state, player))
+    return protocol.ChatHistory(lines=lines, sender=sender_id(state, player), muted=muted)
 
 
 def _forget_absent(work: Work) -> None:

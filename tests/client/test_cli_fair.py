@@ -48,3 +48,37 @@ def test_chat_fair_deals_and_a_rematch_in_one_keystroke(server_proc: ServerProce
     assert "⚠" not in plain(ana.output) and "⚠" not in plain(bo.output)
     ana.quit()
     bo.quit()
+
+
+def test_a_restarted_client_reads_the_chat_so_far_and_can_unmute(server_proc: ServerProcess,
+                                                                  spawn) -> None:
+    """Protocol 1.4: a client that comes back (a new process, the remembered session) gets
+    the table's chat so far, learns whom it mutes there (their lines are left out, so it
+    has no name to unmute them by) and `unmute all` brings them back."""
+    bo = spawn("--server", server_proc.url, "--name", "Bo")
+    bo.expect("Type `help`")
+    bo.send("create deals=1 delay=0")
+    table = bo.expect(r"Created table (t[0-9a-f]+)").group(1)
+    ana = spawn("--server", server_proc.url, "--name", "Ana")
+    ana.expect("Type `help`")
+    ana.send(f"join {table} 1")
+    ana.expect("You sit at seat 1")
+    bo.send("'welcome Ana")
+    ana.expect(re.escape("[chat] Bo: welcome Ana"))
+    ana.send("'thanks, ready when you are")
+    bo.expect(re.escape("[chat] Ana: thanks, ready when you are"))
+    bo.send("mute Ana")
+    bo.expect(re.escape("You will no longer see Ana's chat at this table"))
+    bo.quit()
+    back = spawn("--server", server_proc.url, "--name", "Bo")
+    back.expect(r"1 earlier chat line at this table: `chat` shows them\.")
+    back.expect(re.escape("You mute 1 at this table (`unmute all` to see their chat again)."))
+    back.send("chat")
+    back.expect(re.escape("[chat] you: welcome Ana"))
+    back.send("unmute all")
+    back.expect(re.escape("You will see everyone's chat at this table again."))
+    ana.send("'welcome back")
+    back.expect(re.escape("[chat] Ana: welcome back"))
+    assert "thanks, ready" not in plain(back.output)
+    back.quit()
+    ana.quit()

@@ -295,7 +295,7 @@ def golden_messages() -> list[tuple[str, str, Any]]:
                                      sender="3f9a0c1d2e4b5a67"),
                        p.ChatMessage(from_seat=None, name="Di", text="nice trick",
                                      sender="a0b1c2d3e4f50617")],
-                sender="a0b1c2d3e4f50617")),
+                sender="a0b1c2d3e4f50617", muted=["5e6f708192a3b4c5"])),
         ),
         (
             "ok_record",

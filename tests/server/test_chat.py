@@ -246,6 +246,13 @@ async def test_a_head_carries_the_chat_so_far_that_its_viewer_may_see(connect, u
     table, ana, bo, sam, tom = await a_table_with_two_seats_and_two_spectators(connect)
     # A table with no chat yet sends no history in its heads.
     assert not histories(sam, table) and not histories(ana, table)
+    # ... unless the viewer mutes someone: then it names whom, with no lines yet.
+    await sam.call("mute", table=table, sender="0" * 16)
+    await sam.call("spectate", table=table)      # again: a fresh head
+    await sam.wait_until(lambda: bool(histories(sam, table)))
+    assert histories(sam, table)[0]["lines"] == []
+    assert histories(sam, table)[0]["muted"] == ["0" * 16]
+    await sam.call("mute", table=table, sender="0" * 16, muted=False)
     await ana.call("chat", table=table, text="hello all")
     await sam.call("chat", table=table, text="Bo holds Monsieur")
     await bo.call("chat", table=table, text="ready?")
@@ -284,6 +291,8 @@ async def test_a_head_carries_the_chat_so_far_that_its_viewer_may_see(connect, u
     await back.wait_until(lambda: bool(histories(back, table)))
     assert [m["text"] for m in histories(back, table)[0]["lines"]] == [
         "hello all", "Bo holds Monsieur", "hi, Una here"]
+    assert histories(back, table)[0]["muted"] == [bo_id]      # so he can unmute Bo
+    assert [h["muted"] for h in histories(una, table) + histories(cy, table)] == [[], []]
     await back.close()
 
 

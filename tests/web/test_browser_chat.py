@@ -120,6 +120,14 @@ async def test_chat_seats_reach_everyone_spectators_only_spectators(browser, ser
     assert (await sam.page.locator(chat_line("psst from Sam")).inner_text()).startswith("You")
     assert "psst from Sam" not in await lines(bo)
     assert "Bo cannot read this" not in await lines(bo)
+    # Ana has no line left on Bo's page to unmute her by: the page says whom he mutes
+    # (the history names them) and unmutes them in one click.
+    note = bo.page.locator("#chat-log .chat-note")
+    assert "You mute someone at this table" in await note.inner_text()
+    await note.locator("button").click()
+    await bo.page.wait_for_selector("#chat-log .chat-note", state="detached", timeout=WAIT_MS)
+    await say(ana, "welcome back Bo")
+    await bo.page.wait_for_selector(chat_line("welcome back Bo"), timeout=WAIT_MS)
     for p in (ana, bo, sam):
         assert p.csp_or_script_errors() == [], (p.name, p.errors)
 

@@ -137,8 +137,15 @@ test("a head's chat_history replaces the log and names our sender (protocol 1.4)
     [["Old", "bye", false], ["Me", "watching", true], ["Bo", "hi", true]]);
   assert.equal(m.mySender, "d".repeat(16));
   assert.deepEqual(m.speakers.get("a".repeat(16)), { name: "Old", seat: 1 });
+  assert.deepEqual([...m.muted], []);
+  // Whom we mute comes with it; those with no line left get the page's "Unmute" note.
+  m.apply({ type: "chat_history", sender: "d".repeat(16), muted: ["a".repeat(16), "f".repeat(16), 7],
+    lines: [{ type: "chat", from_seat: 1, name: "Old", text: "bye", sender: "a".repeat(16) }] });
+  assert.deepEqual([...m.muted], ["a".repeat(16), "f".repeat(16)]);
+  assert.deepEqual(m.mutedUnseen, ["f".repeat(16)]);
   m.apply({ type: "chat_history", sender: "d".repeat(16), lines: "junk" });
   assert.deepEqual(m.chat, []);
+  assert.deepEqual(m.mutedUnseen, []);
 });
 
 test("a spectator's own line is recognised by its text after our ok, then by its sender", () => {

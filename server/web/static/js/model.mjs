@@ -223,7 +223,8 @@ export class TableModel {
     if (sender) this.speakers.set(sender, { name, seat });
   }
 
-  /** A head's chat so far (protocol 1.4): it replaces the log, and names our sender id. */
+  /** A head's chat so far (protocol 1.4): it replaces the log, names our sender id and
+   *  whom we mute. */
   _on_chat_history(e) {
     if (typeof e.sender === "string" && /^[0-9a-f]{16}$/.test(e.sender)) {
       this.mySender = e.sender;
@@ -232,6 +233,15 @@ export class TableModel {
     for (const line of Array.isArray(e.lines) ? e.lines : []) {
       if (line && typeof line === "object") this._on_chat(line);
     }
+    // Whom we mute here (their lines are left out): the page offers to unmute them.
+    this.muted = new Set((Array.isArray(e.muted) ? e.muted : [])
+      .filter((x) => typeof x === "string" && /^[0-9a-f]{16}$/.test(x)));
+  }
+
+  /** Senders we mute who have no line in the log (so no Unmute button of their own). */
+  get mutedUnseen() {
+    const seen = new Set(this.chat.map((l) => l.sender));
+    return [...this.muted].filter((x) => !seen.has(x));
   }
 
   _emptyView() {

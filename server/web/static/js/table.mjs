@@ -184,6 +184,17 @@ async function toggleMute(app, model, sender) {
     : `You will see ${name}'s chat again.`);
 }
 
+/** Unmute the senders we mute who have no line here (after a reload: protocol 1.4). */
+async function unmuteAll(app, model, senders) {
+  for (const sender of senders) {
+    const ok = await app.act("mute", { table: model.table, sender, muted: false });
+    if (ok === null) return;
+    model.muted.delete(sender);
+  }
+  app.chatNotice = "";
+  app.setNotice("You will see their chat again.");
+}
+
 export function setupTable(app) {
   $("play-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -719,7 +730,14 @@ function renderChat(app, model) {
   const last = model.chat[model.chat.length - 1];
   if (unchanged(log, model.uid, model.seat, last?.n, model.chat.length, [...model.muted])) return;
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
-  fill(log, model.chat.map((line) => {
+  const hidden = model.mutedUnseen;
+  const mutedNote = hidden.length ? h("li", { class: ["chat-note", "muted"],
+    dataset: { key: "muted-unseen" } },
+  `You mute ${hidden.length === 1 ? "someone" : `${hidden.length} people`} at this table; `
+    + "their lines are hidden. ",
+  h("button", { type: "button", class: "small", dataset: { key: "unmute-all" },
+    onclick: () => unmuteAll(app, model, hidden) }, "Unmute")) : null;
+  fill(log, [mutedNote, ...model.chat.map((line) => {
     const spectator = line.from_seat === null;
     const silenced = model.muted.has(line.sender);
     const who = line.mine ? "You" : safeName(line.name);
@@ -735,7 +753,7 @@ function renderChat(app, model) {
       "aria-label": `${silenced ? "Unmute" : "Mute"} ${who}`,
       dataset: { key: `mute-${line.n}`, mute: line.sender },
       onclick: () => toggleMute(app, model, line.sender) }, silenced ? "Unmute" : "Mute") : null);
-  }));
+  })].filter(Boolean));
   if (atBottom) log.scrollTop = log.scrollHeight;
 }
 
