@@ -296,7 +296,17 @@ c += [send("B", {"type": "rematch", "id": 5, "table": "$t"}),
       err("S", 6, "no_such_table", None, "this table has no match 2"),
       send("S", {"type": "get_record", "id": 7, "table": "$t", "match": 1}),
       err("S", 7, "wrong_phase", None, "the match is not over: its record is private until it ends")]
+# (1.4) Eve starts watching: her head ends with the chat so far (Sam's spectator line too,
+# since she watches), and her own sender id
+sam_said = {"type": "chat", "from_seat": None, "name": "Sam", "text": "Bo holds Monsieur",
+            "sender": "$senderS"}
+history = {"type": "chat_history", "lines": [said, sam_said, {**said, "text": "again"},
+                                             {**said, "text": "three"}],
+           "sender": "$senderE", "muted": []}
+c += [send("E", {"type": "spectate", "id": 4, "table": "$t"}), ok("E", 4, {"table": "$t", "seq": 7}),
+      ev("E", "$t", 7, TC), ev("E", "$t", 7, {"type": "snapshot", "view": "*"}),
+      ev("E", "$t", 7, history)]
 c += silent("A", "B", "S", "E")
 (OUT / "12_chat_fair.json").write_text(json.dumps({
-    "name": "chat (seats to all, spectators to spectators), mute and unmute, chat limits, rematch and per-match records refused before the end",
+    "name": "chat (seats to all, spectators to spectators), mute and unmute, chat limits, rematch and per-match records refused before the end, a new spectator's chat_history",
     "settings": {"chat_burst": 3, "chat_per_second": 0.01}, "steps": c}, indent=1) + "\n")
