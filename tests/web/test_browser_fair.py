@@ -6,11 +6,13 @@ process. A page sits at a one-deal table of bots, starts it and plays it to its 
   bytes in hex), and the one that counted, the start's, is the seat's contribution in the
   revealed record (``get_record``, through a protocol client);
 - at ``deals_committed`` the page says its contribution is in, and at ``match_over`` that
-  the revealed seed material checks out against the commitment the match started with;
+  the revealed seed material checks out against the commitment the match started with,
+  and that the match's deal was replayed from the seed (the browser's own SHA-512 and
+  pyrandom.mjs);
 - "Play again" sends a fresh contribution with ``rematch``, and match 2 checks it too.
 
-The checks' failures (a tampered seed, secret, salt...) are node tests of the same module:
-tests/web/js/fair.test.mjs, run by test_js.py.
+The checks' failures (a tampered seed, secret, salt, a card not dealt to its seat...) are
+node tests of the same module: tests/web/js/fair.test.mjs, run by test_js.py.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ async def test_a_page_contributes_and_checks_the_revealed_seed(browser, server_p
     note = ana.page.locator("#fair-note")
     assert await note.get_attribute("data-ok") == "true", await note.inner_text()
     assert (await note.inner_text()).startswith("Fair deals checked")
+    assert "every deal was replayed from it (1 deal): the first dealer and all hands " \
+        "follow." in await note.inner_text()
 
     joins = [f for f in frames if f.get("type") == "join" and f.get("table") == table]
     starts = [f for f in frames if f.get("type") == "start" and f.get("table") == table]

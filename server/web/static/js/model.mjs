@@ -379,14 +379,15 @@ export class TableModel {
     if (this.info?.status === "playing") this.info.status = "finished";
   }
 
-  /** R8a at the end: the revealed record against the commitment this match started with.
-   *  The check is asynchronous; `fairCheck` resolves once `fairNote` holds its result. */
+  /** R8a at the end: the revealed record against the commitment this match started with,
+   *  and its deals replayed from the seed. The check is asynchronous; `fairCheck` resolves
+   *  once `fairNote` holds its result. */
   _checkRecord(record) {
     const fair = record?.fair;
     if (fair === null || fair === undefined) return;
     const expected = this.commitment;
     const match = this.match;
-    this.fairCheck = checkReveal(fair, expected).then((note) => {
+    this.fairCheck = checkReveal(fair, expected, record).then((note) => {
       if (this.match === match) this.fairNote = { ...note, of: "match_over" };
       return this.fairNote;
     });
