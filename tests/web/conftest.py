@@ -118,3 +118,27 @@ async def server_proc(redis_url: str, key_prefix: str, redis_client: Any
         if p.proc and p.proc.returncode is None:
             p.proc.kill()
             await p.proc.wait()
+
+
+@pytest.fixture(autouse=True)
+def _pages_of_this_test() -> None:
+    """Forget the previous test's pages (see ``pytest_runtest_makereport``)."""
+    from tests.web.test_browser import Player
+
+    Player.live.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Any:
+    """A failed browser test reports what each of its pages logged (script errors,
+    console errors, the last location), since a failure seen once in CI is not rerun."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    from tests.web.test_browser import Player
+
+    for p in Player.live:
+        url = getattr(p.page, "url", "?")
+        report.sections.append((f"page {p.name}", f"url: {url}\n" + "\n".join(
+            p.errors[-30:] or ["(no script or console errors)"])))

@@ -23,7 +23,7 @@ import re
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgpack
 import pytest
@@ -85,7 +85,12 @@ TURN_OR_OVER = ("() => document.body.classList.contains('my-turn') || "
 class Player:
     """One browser page (its own context, so its own localStorage and session)."""
 
+    #: The pages the running test opened: their script errors are added to a failed test's
+    #: report (tests/web/conftest.py), so a failure seen only in CI says what the page saw.
+    live: ClassVar[list[Player]] = []
+
     def __init__(self, name: str, page: Any, keyboard: bool = False) -> None:
+        Player.live.append(self)
         self.name = name
         self.page = page
         self.keyboard = keyboard
