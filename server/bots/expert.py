@@ -4,9 +4,11 @@ For one card decision it samples worlds, deals of the unseen cards into the othe
 agree with the hand sizes and the signals received (:mod:`.sampling`), plays every distinct
 candidate card in every world (common random numbers: all candidates face the same worlds)
 and finishes the deal with a fast greedy policy for all four seats, each of which plays a
-random card now and then (:data:`ROLLOUT_NOISE`). It picks the card with
-the best mean *team* result: own team's points minus the other team's (R12-R13a), so it will
-happily let its partner win or spoil a trick, and it values mordienne at its 2 points.
+random card now and then (:data:`ROLLOUT_NOISE`, its partner more often:
+:data:`PARTNER_NOISE`), every candidate of a world with the same random draws. It picks the
+card with the best mean *team* result: own team's points minus the other team's
+(R12-R13a), so it will happily let its partner win or spoil a trick, and it values
+mordienne at its 2 points.
 
 Everything runs on strengths (R3 is all that decides a trick, R11), not codes. Cards of equal
 strength are interchangeable, so candidates are the distinct strengths in hand.
@@ -42,6 +44,10 @@ PLAY_SOFTNESS = 1.0
 #: exact greedy rollouts of the true deal and 0.60-0.62 with noise 0.2-0.3; the expert's
 #: own search, 150 worlds, 0.504 at 0, 0.532 at 0.1, 0.551 at 0.2, 0.545 at 0.3.
 ROLLOUT_NOISE = 0.25
+#: The searching seat's partner plays at random more often in its rollouts. Trusting the
+#: partner to find the greedy line with every hand open is the costliest of the rollout's
+#: illusions (docs/BOTS.md: exact partner 0.51 against pimc, noisy partner 0.54-0.55).
+PARTNER_NOISE = 0.4
 
 
 def expert_card(view: View, rng: random.Random, budget: Budget,
@@ -89,12 +95,17 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     totals = [0.0] * len(cands)
     team = seat % 2
     utility = deal_utility(view, team)
+    partner_noise = PARTNER_NOISE if noise else 0.0
     for world, weight in zip(worlds, weights, strict=True):
         base = [sorted(STRENGTH[c] for c in h) for h in world]
+        # Common random numbers: every candidate of this world is rolled out with the same
+        # draws, so two candidates differ by their card, not by the rollouts' luck.
+        draws = [rng.random() for _ in range(left)] if noise else None
         for i, cs in enumerate(cands):
             hands = [list(h) for h in base]
             hands[seat].remove(cs)
-            result = playout(hands, leader, [*trick, cs], list(winners), noise, rng)
+            result = playout(hands, leader, [*trick, cs], list(winners), noise, rng, draws,
+                             seat ^ 2, partner_noise)
             totals[i] += weight * utility[team_value(result, team, mordienne_on) + 2]
     best = max(range(len(cands)), key=lambda i: (totals[i], -cands[i]))
     return reps[cands[best]]
@@ -169,20 +180,27 @@ WEIGH_COST = 60
 
 def playout(
     hands: list[list[int]], leader: int, trick: list[int], winners: list[int | None],
-    noise: float = 0.0, rng: random.Random | None = None,
+    noise: float = 0.0, rng: random.Random | None = None, draws: list[float] | None = None,
+    partner_seat: int = -1, partner_noise: float = 0.0,
 ) -> list[int | None]:
     """Finish the deal with the greedy policy (:func:`greedy`) for every seat.
 
     ``hands`` are ascending strength lists (mutated), ``trick`` the strengths already down
     in play order from ``leader``. Returns the winners of all nine tricks (None = spoiled).
     With ``noise`` > 0 (and an ``rng``), each card is instead a uniformly random one from
-    the hand with that probability (:data:`ROLLOUT_NOISE` says why).
+    the hand with that probability (:data:`ROLLOUT_NOISE` says why); ``partner_seat`` plays
+    with ``partner_noise`` instead (:data:`PARTNER_NOISE`). ``draws``, if given, are the
+    uniform numbers to use, one per card played, instead of the rng's (common random
+    numbers: the caller rolls several candidates out with the same luck).
     This loop is the expert's hot path, so :func:`greedy` is inlined here; the two must
     stay in step (tests/bots checks they agree when ``noise`` is 0).
     """
-    if noise and rng is None:
-        raise ValueError("a noisy playout needs an rng")
-    rand = rng.random if rng is not None else (lambda: 1.0)
+    if (noise or partner_noise) and rng is None and draws is None:
+        raise ValueError("a noisy playout needs an rng or its draws")
+    if draws is not None:
+        rand = iter(draws).__next__
+    else:
+        rand = rng.random if rng is not None else (lambda: 1.0)
     top, count, holder = 0, 0, -1
     for i, st in enumerate(trick):
         if st > top:
@@ -210,9 +228,10 @@ def playout(
             else:
                 opp_max = partner_max = 0
             mine = count == 1 and holder == partner
-            if noise and (r := rand()) < noise:
-                # r / noise is uniform on [0, 1); min() guards against a rounded 1.0
-                idx = min(int(r / noise * len(hand)), len(hand) - 1)
+            nz = partner_noise if seat == partner_seat else noise
+            if nz and (r := rand()) < nz:
+                # r / nz is uniform on [0, 1); min() guards against a rounded 1.0
+                idx = min(int(r / nz * len(hand)), len(hand) - 1)
             elif mine and top > opp_max:
                 idx = _dump(hand, top)
             else:

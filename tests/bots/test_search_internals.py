@@ -83,6 +83,58 @@ def test_noisy_playout_is_seeded_and_leaves_the_greedy_line() -> None:
     assert differ >= 30
 
 
+def test_the_same_draws_give_the_same_rollout_whatever_the_rng() -> None:
+    """Common random numbers: with ``draws`` the rollout's luck is the draws, one per card,
+    not the rng's state, so every candidate of a world meets the same luck; with noise the
+    draws do change the line."""
+    lines = set()
+    for seed in range(20):
+        hands = _deal(seed)
+        draws = [random.Random(seed).random() for _ in range(36)]
+        a = playout([list(h) for h in hands], 0, [], [], 0.5, random.Random(1), draws)
+        b = playout([list(h) for h in hands], 0, [], [], 0.5, random.Random(2), draws)
+        c = playout([list(h) for h in hands], 0, [], [], 0.5, None, list(draws))
+        assert a == b == c and len(a) == 9
+        other = [random.Random(seed + 100).random() for _ in range(36)]
+        lines.add(a == playout([list(h) for h in hands], 0, [], [], 0.5, None, other))
+    assert False in lines
+
+
+def _partner_lowest_playout(hands: list[list[int]], leader: int, partner: int
+                            ) -> list[int | None]:
+    """Greedy for every seat but ``partner``, which always plays its lowest card."""
+    trick: list[int] = []
+    winners: list[int | None] = []
+    while len(winners) < 9:
+        while len(trick) < 4:
+            seat = (leader + len(trick)) % 4
+            idx = 0 if seat == partner else greedy(hands, seat, leader, trick)
+            trick.append(hands[seat].pop(idx))
+        top = max(trick)
+        if trick.count(top) == 1:
+            leader = (leader + trick.index(top)) % 4
+            winners.append(leader)
+        else:
+            winners.append(None)
+        trick = []
+    return winners
+
+
+def test_the_partner_is_noisier_than_the_rest() -> None:
+    """PARTNER_NOISE: only ``partner_seat`` plays with ``partner_noise``. With the others'
+    noise 0 and the partner's 1, draws of 0 make the partner play its lowest card every
+    time while the three others keep the greedy line."""
+    differ = 0
+    for seed in range(30):
+        hands = _deal(seed)
+        partner = seed % 4
+        zeros = [0.0] * 36
+        got = playout([list(h) for h in hands], 0, [], [], 0.0, None, zeros, partner, 1.0)
+        assert got == _partner_lowest_playout([list(h) for h in hands], 0, partner)
+        differ += got != playout([list(h) for h in hands], 0, [], [])
+    assert differ >= 10
+
+
 def test_noisy_playout_needs_an_rng() -> None:
     with pytest.raises(ValueError, match="rng"):
         playout([list(h) for h in _deal(1)], 0, [], [], 0.5)
