@@ -662,8 +662,9 @@ def event_lines(model: TableModel, event: dict[str, Any],
             out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
                             "`chat` shows them."))
         if model.muted:
-            out.append(note(f"You mute {len(model.muted)} at this table (`unmute all` to "
-                            "see their chat again)."))
+            muting = "1 person" if len(model.muted) == 1 else f"{len(model.muted)} people"
+            out.append(note(f"You mute {muting} at this table (`unmute all` to see their chat "
+                            "again)."))
     elif kind == "signal":
         t = Text("Signal (R15) from ", style="magenta")
         t.append_text(signal_text(model, event))

@@ -27,11 +27,13 @@ def test_team_value_matches_score_deal(winners: list[int | None], mordienne: boo
 
 
 def _reference_playout(hands: list[list[int]], leader: int, trick: list[int],
-                       winners: list[int | None]) -> list[int | None]:
+                       winners: list[int | None], lowest_seat: int = -1) -> list[int | None]:
+    """Greedy for every seat, but ``lowest_seat`` (if any) always plays its lowest card."""
     while len(winners) < 9:
         while len(trick) < 4:
             seat = (leader + len(trick)) % 4
-            trick.append(hands[seat].pop(greedy(hands, seat, leader, trick)))
+            idx = 0 if seat == lowest_seat else greedy(hands, seat, leader, trick)
+            trick.append(hands[seat].pop(idx))
         top = max(trick)
         if trick.count(top) == 1:
             leader = (leader + trick.index(top)) % 4
@@ -100,26 +102,6 @@ def test_the_same_draws_give_the_same_rollout_whatever_the_rng() -> None:
     assert False in lines
 
 
-def _partner_lowest_playout(hands: list[list[int]], leader: int, partner: int
-                            ) -> list[int | None]:
-    """Greedy for every seat but ``partner``, which always plays its lowest card."""
-    trick: list[int] = []
-    winners: list[int | None] = []
-    while len(winners) < 9:
-        while len(trick) < 4:
-            seat = (leader + len(trick)) % 4
-            idx = 0 if seat == partner else greedy(hands, seat, leader, trick)
-            trick.append(hands[seat].pop(idx))
-        top = max(trick)
-        if trick.count(top) == 1:
-            leader = (leader + trick.index(top)) % 4
-            winners.append(leader)
-        else:
-            winners.append(None)
-        trick = []
-    return winners
-
-
 def test_the_partner_is_noisier_than_the_rest() -> None:
     """PARTNER_NOISE: only ``partner_seat`` plays with ``partner_noise``. With the others'
     noise 0 and the partner's 1, draws of 0 make the partner play its lowest card every
@@ -130,7 +112,7 @@ def test_the_partner_is_noisier_than_the_rest() -> None:
         partner = seed % 4
         zeros = [0.0] * 36
         got = playout([list(h) for h in hands], 0, [], [], 0.0, None, zeros, partner, 1.0)
-        assert got == _partner_lowest_playout([list(h) for h in hands], 0, partner)
+        assert got == _reference_playout([list(h) for h in hands], 0, [], [], partner)
         differ += got != playout([list(h) for h in hands], 0, [], [])
     assert differ >= 10
 

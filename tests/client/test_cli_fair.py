@@ -72,7 +72,8 @@ def test_a_restarted_client_reads_the_chat_so_far_and_can_unmute(server_proc: Se
     bo.quit()
     back = spawn("--server", server_proc.url, "--name", "Bo")
     back.expect(r"1 earlier chat line at this table: `chat` shows them\.")
-    back.expect(re.escape("You mute 1 at this table (`unmute all` to see their chat again)."))
+    back.expect(re.escape("You mute 1 person at this table (`unmute all` to see their chat "
+                          "again)."))
     back.send("chat")
     back.expect(re.escape("[chat] you: welcome Ana"))
     back.send("unmute all")
