@@ -27,12 +27,14 @@ class Budget:
     on how loaded the machine is (determinism). ``steps`` is the whole budget of one card
     decision: worlds x candidate cards x cards left to play (plus a fixed cost per sampled
     world); the default keeps the expert's p99 decision time under 100 ms on one core
-    (measured by ``aluette-arena``). ``worlds_cap`` bounds how many determinizations (sampled
-    deals of the unseen cards) are drawn late in a deal, when playouts are short.
+    (``bench/bots.py``). ``worlds_cap`` bounds how many determinizations (sampled deals of
+    the unseen cards) are drawn late in a deal, when playouts are short. Three times the
+    earlier 25,000 steps and 200 worlds measured stronger over 2,000 duplicate deals
+    against ``pimc`` (docs/BOTS.md, "A larger budget").
     """
 
-    steps: int = 25000
-    worlds_cap: int = 200
+    steps: int = 75000
+    worlds_cap: int = 600
 
     def scaled(self, factor: float) -> Budget:
         """A budget ``factor`` times as large (stronger or weaker tables)."""

@@ -1,7 +1,7 @@
 """The four bot levels behind the one interface of :mod:`.base`.
 
 ``random`` plays any legal move; ``easy`` follows a beginner's rule of thumb; ``normal`` runs
-a small determinized search (12 worlds, greedy rollouts); ``expert`` a large one with
+a small determinized search (9 worlds, greedy rollouts); ``expert`` a large one with
 inference (PIMC, :mod:`.expert`, :mod:`.inference`). All but ``random`` vote
 and discard with the chanter heuristics (:mod:`.common`) and send true signals chosen for
 what they tell the partner (:mod:`.signalling`).
@@ -85,7 +85,7 @@ class HeuristicBot:
         if phase != "play":
             return Decision(None, sigs)
         if self.level == "easy":
-            card = easy_card(view)
+            card = easy_card(view, rng)
         elif self.level == "normal":
             card = normal_card(view, read_view(view), rng)
         else:

@@ -11,6 +11,7 @@ import random
 import pytest
 
 from server.bots import Budget, choose_action
+from server.bots.heuristics import EASY_SLIP, easy_card
 from server.game import STRENGTH, Play, view
 
 from .conftest import fill, scripted
@@ -20,7 +21,11 @@ BUDGET = Budget(steps=6000, worlds_cap=60)
 
 
 def card_of(level: str, m, seed: int = 0) -> str:  # type: ignore[no-untyped-def]
+    """The level's card; ``easy`` without its random slips, whose rule is what is tested
+    (the slips have a test of their own below)."""
     seat = m.to_act
+    if level == "easy":
+        return easy_card(view(m, seat), random.Random(seed), slip=0.0)
     action = choose_action(level, view(m, seat), random.Random(seed), BUDGET)
     assert isinstance(action, Play) and action.seat == seat
     return action.card
@@ -50,6 +55,26 @@ def test_cheap_card_when_partner_cannot_be_beaten(level: str) -> None:
     card = card_of(level, m)
     assert STRENGTH[card] < STRENGTH["2o"]
     assert card not in ("2c", "9o", "1e", "Rb")
+
+
+def test_easy_slips_now_and_then_as_a_beginner_would() -> None:
+    """``easy`` plays a card at random (R10: any card is legal) with probability
+    ``EASY_SLIP``, so over many seeds it leaves its rule (dump the lowest card under the
+    partner's sure trick, R12) about ``EASY_SLIP * (k - 1) / k`` of the time with k cards in hand,
+    and every card of the hand turns up."""
+    assert 0 < EASY_SLIP < 0.5
+    hands = fill([["3c", "4o"], ["5o", "6o"], ["3o", "2o", "9c", "1o", "4b"], ["5b", "6b"]])
+    m = scripted(hands, ["3c", "5o"])
+    rule = card_of("easy", m)
+    n = 4000
+    seen = [choose_action("easy", view(m, 2), random.Random(i), BUDGET) for i in range(n)]
+    cards = [a.card for a in seen if isinstance(a, Play)]
+    assert len(cards) == n
+    off_rule = sum(c != rule for c in cards) / n
+    k = len(m.hands[2])
+    expected = EASY_SLIP * (k - 1) / k
+    assert abs(off_rule - expected) < 4 * (expected * (1 - expected) / n) ** 0.5
+    assert set(cards) == set(m.hands[2])
 
 
 @pytest.mark.parametrize("level", SMART)

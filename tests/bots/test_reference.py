@@ -163,3 +163,28 @@ def test_reference_levels_play_whole_matches(level: str) -> None:
                 m.apply(sig)
             assert decision.action is not None
             m.apply(decision.action)
+
+
+def test_the_frozen_expert_keeps_its_frozen_budget() -> None:
+    """``expert-v1`` is a yardstick: when the default budget grows, it still searches with
+    the budget it had when frozen (25,000 simulated plays, 200 worlds), and a larger table
+    or arena budget scales that in proportion."""
+    from server.bots.base import DEFAULT_BUDGET
+    from server.bots.v1 import FROZEN_BUDGET
+    from server.bots.v1.expert import expert_card as v1_card
+
+    assert Budget(steps=25000, worlds_cap=200) == FROZEN_BUDGET
+    assert DEFAULT_BUDGET.steps > FROZEN_BUDGET.steps        # the case this test is about
+    m = scripted(SPOIL_HANDS, SPOIL_PLAYS[:9])
+    v = view(m, m.to_act)
+    differ = 0
+    for seed in range(12):
+        chosen = get_bot("expert-v1").decide(v, random.Random(seed), DEFAULT_BUDGET).action
+        assert isinstance(chosen, Play)
+        assert chosen.card == v1_card(v, random.Random(seed), FROZEN_BUDGET)
+        differ += chosen.card != v1_card(v, random.Random(seed), DEFAULT_BUDGET)
+    assert differ > 0        # the position tells the two budgets apart
+    twice = DEFAULT_BUDGET.scaled(2)
+    chosen = get_bot("expert-v1").decide(v, random.Random(0), twice).action
+    assert isinstance(chosen, Play)
+    assert chosen.card == v1_card(v, random.Random(0), FROZEN_BUDGET.scaled(2))

@@ -13,9 +13,14 @@ from dataclasses import dataclass
 
 from server.game import Signal
 
-from ..base import Budget, Decision, View, make_discard, make_play, make_vote
+from ..base import DEFAULT_BUDGET, Budget, Decision, View, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote, truthful_signals
 from .expert import expert_card
+
+#: The budget the expert had when it was frozen. The frozen expert keeps it when the
+#: default grows (docs/BOTS.md), so it stays the same yardstick; a table or arena budget
+#: scales it in proportion to the default.
+FROZEN_BUDGET = Budget(steps=25000, worlds_cap=200)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,4 +46,5 @@ class ExpertV1Bot:
             return Decision(make_discard(view, chanter_discards(view)), sigs)
         if phase != "play" or not hand:
             return Decision(None, sigs)
-        return Decision(make_play(view, expert_card(view, rng, budget)), sigs)
+        frozen = FROZEN_BUDGET.scaled(budget.steps / DEFAULT_BUDGET.steps)
+        return Decision(make_play(view, expert_card(view, rng, frozen)), sigs)
