@@ -18,7 +18,10 @@ from server.bots import (
     choose_action,
     get_bot,
 )
+from server.bots.base import DEFAULT_BUDGET
 from server.bots.reference import greedy_card, greedy_index, greedy_rollout, pimc_card
+from server.bots.v1 import FROZEN_BUDGET
+from server.bots.v1.expert import expert_card as v1_card
 from server.game import STRENGTH, Match, Options, Play, view
 
 from .conftest import fill, scripted
@@ -169,10 +172,6 @@ def test_the_frozen_expert_keeps_its_frozen_budget() -> None:
     """``expert-v1`` is a yardstick: when the default budget grows, it still searches with
     the budget it had when frozen (25,000 simulated plays, 200 worlds), and a larger table
     or arena budget scales that in proportion."""
-    from server.bots.base import DEFAULT_BUDGET
-    from server.bots.v1 import FROZEN_BUDGET
-    from server.bots.v1.expert import expert_card as v1_card
-
     assert Budget(steps=25000, worlds_cap=200) == FROZEN_BUDGET
     assert DEFAULT_BUDGET.steps > FROZEN_BUDGET.steps        # the case this test is about
     m = scripted(SPOIL_HANDS, SPOIL_PLAYS[:9])
