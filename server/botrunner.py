@@ -8,6 +8,11 @@ move). When the machine has no CPU left, decisions queue: bots slow down, player
 do not. A bot that raises, takes longer than ``bot_timeout_s``, or whose process dies is
 replaced by the first legal move, logged, and the table goes on: a bot never stalls it.
 ``bot_workers=0`` thinks in threads instead (tests that patch a bot in this process).
+
+When more decisions wait than there are workers, each new one thinks with a budget cut in
+proportion (:func:`crowded_factor`): a search bot's time is its budget, so a queue of
+decisions drains at the pace of a lighter budget instead of the tables' bots all moving at
+a fraction of their pace (BENCHMARKS.md: 100 tables of expert bots).
 """
 
 from __future__ import annotations
@@ -28,8 +33,25 @@ from server.game import Action, Signal
 log = logging.getLogger(__name__)
 
 
+#: Threads that think when ``bot_workers`` is 0.
+THREADS = 2
+
 #: How much lower than the server's the bot processes' CPU priority is (``nice``).
 BOT_NICENESS = 10
+
+
+#: The least share of a table's budget a decision gets however crowded the pool is.
+MIN_CROWDED_SHARE = 0.1
+
+
+def crowded_factor(factor: float, in_flight: int, capacity: int) -> float:
+    """The budget factor for a decision submitted with ``in_flight`` decisions (itself
+    included) queued or running on ``capacity`` workers: the table's ``factor`` while every
+    decision has a worker, else cut by ``capacity / in_flight`` so the queue's total work
+    stays what the workers do at full budget, never below :data:`MIN_CROWDED_SHARE` of it."""
+    if in_flight <= capacity:
+        return factor
+    return factor * max(MIN_CROWDED_SHARE, capacity / in_flight)
 
 
 def _worker_start() -> None:
@@ -73,10 +95,20 @@ class BotRunner:
         self.decisions = 0
         self.failures = 0
         self.timeouts = 0
+        #: Decisions submitted and not yet answered (queued or running).
+        self.in_flight = 0
+        #: Decisions that thought with a cut budget because the pool was crowded.
+        self.crowded = 0
+
+    @property
+    def capacity(self) -> int:
+        """How many decisions think at once."""
+        return self.workers if self.workers > 0 else THREADS
 
     def _pool(self) -> concurrent.futures.Executor:
         if self.workers <= 0:
-            return concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot")
+            return concurrent.futures.ThreadPoolExecutor(max_workers=THREADS,
+                                                         thread_name_prefix="bot")
         # spawn: a clean process image (never a fork of a process with a running event
         # loop and open sockets), each worker a direct child that dies with the server
         # (a forkserver's children were seen to outlive a SIGKILLed server).
@@ -88,9 +120,13 @@ class BotRunner:
                      budget_factor: float) -> Action | None:
         """The bot's move, or None if it failed (the caller plays a legal move instead)."""
         loop = asyncio.get_running_loop()
+        self.in_flight += 1
+        factor = crowded_factor(budget_factor, self.in_flight, self.capacity)
+        if factor < budget_factor:
+            self.crowded += 1
         try:
             action = await asyncio.wait_for(
-                loop.run_in_executor(self.executor, _decide, level, view, seed, budget_factor),
+                loop.run_in_executor(self.executor, _decide, level, view, seed, factor),
                 self.timeout_s)
         except TimeoutError:
             self.timeouts += 1
@@ -107,6 +143,8 @@ class BotRunner:
             self.failures += 1
             log.exception("bot %s failed to decide for seat %s", level, view.get("viewer"))
             return None
+        finally:
+            self.in_flight -= 1
         self.decisions += 1
         return action
 

@@ -102,5 +102,8 @@ class Hub:
             "tasks": self.supervisor.running,
             "task_failures": self.supervisor.failures,
             "bot_failures": self.bots.failures,
+            "bot_timeouts": self.bots.timeouts,
+            "bots_thinking": self.bots.in_flight,
+            "bot_crowded_decisions": self.bots.crowded,
             "uptime_s": round(time.time() - self.started_at, 1),
         }

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 
-from server.botrunner import BOT_NICENESS, BotRunner
+from server import bots
+from server.botrunner import BOT_NICENESS, MIN_CROWDED_SHARE, BotRunner, crowded_factor
 from server.game import Match, Options, Play, view
 
 
@@ -26,5 +28,37 @@ async def test_bot_processes_run_below_the_servers_priority() -> None:
         assert seat is not None
         action = await runner.decide("expert", view(m, seat), "s", 1.0)
         assert isinstance(action, Play) and action.card in m.hands[seat]
+    finally:
+        runner.close()
+
+
+def test_a_crowded_pool_cuts_each_new_decisions_budget_in_proportion() -> None:
+    assert crowded_factor(1.0, 1, 2) == 1.0
+    assert crowded_factor(0.5, 2, 2) == 0.5             # every decision has a worker
+    assert crowded_factor(1.0, 4, 2) == 0.5
+    assert crowded_factor(0.5, 8, 2) == 0.125
+    assert crowded_factor(1.0, 1000, 2) == MIN_CROWDED_SHARE     # never below the floor
+
+
+async def test_decisions_queued_behind_a_busy_worker_think_with_less() -> None:
+    """BENCHMARKS.md: 100 tables of expert bots. Six decisions at once on one worker: the
+    first has the table's whole budget, the k-th a k-th of it, and each played card is the
+    one the expert chooses with that budget (this position's choice changes with each)."""
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 0)
+    seat = m.to_act
+    assert seat is not None
+    v = view(m, seat)
+    shares = [1.0, 1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 6]
+    expected = [bots.choose_action("expert", v, random.Random("s"),
+                                   bots.DEFAULT_BUDGET.scaled(f)) for f in shares]
+    assert len({a.card for a in expected if isinstance(a, Play)}) >= 4   # tells them apart
+    runner = BotRunner(workers=1, timeout_s=60)
+    try:
+        got = await asyncio.gather(*(runner.decide("expert", v, "s", 1.0) for _ in shares))
+        assert got == expected
+        assert runner.crowded == 5 and runner.in_flight == 0 and runner.decisions == 6
+        # Alone again, a decision has the whole budget.
+        assert await runner.decide("expert", v, "s", 1.0) == expected[0]
+        assert runner.crowded == 5
     finally:
         runner.close()
