@@ -79,6 +79,19 @@ def _decide(level: str, view: dict[str, Any], seed: str, budget_factor: float) -
                               bots.DEFAULT_BUDGET.scaled(budget_factor))
 
 
+#: The level whose move stands in for a bot that failed or ran out of time: one pass over
+#: the seat's view, no search (docs/BOTS.md: rated about as strong as ``normal``).
+FALLBACK_LEVEL = "greedy"
+
+
+def _fallback(view: dict[str, Any], seed: str) -> Action | None:
+    try:
+        return bots.choose_action(FALLBACK_LEVEL, view, random.Random(seed))
+    except Exception:
+        log.exception("the fallback bot failed too for seat %s", view.get("viewer"))
+        return None
+
+
 def _signals(level: str, view: dict[str, Any], seed: str) -> list[Signal]:
     return bots.choose_signals(level, view, random.Random(seed))
 
@@ -118,7 +131,8 @@ class BotRunner:
 
     async def decide(self, level: str, view: dict[str, Any], seed: str,
                      budget_factor: float) -> Action | None:
-        """The bot's move, or None if it failed (the caller plays a legal move instead)."""
+        """The bot's move; if it failed or ran out of time, :data:`FALLBACK_LEVEL`'s; None if
+        that failed too (the caller plays a legal move instead)."""
         loop = asyncio.get_running_loop()
         self.in_flight += 1
         factor = crowded_factor(budget_factor, self.in_flight, self.capacity)
@@ -130,19 +144,19 @@ class BotRunner:
                 self.timeout_s)
         except TimeoutError:
             self.timeouts += 1
-            log.error("bot %s took over %s s for seat %s; a legal move instead", level,
-                      self.timeout_s, view.get("viewer"))
-            return None
+            log.error("bot %s took over %s s for seat %s; the %s move instead", level,
+                      self.timeout_s, view.get("viewer"), FALLBACK_LEVEL)
+            return _fallback(view, seed)
         except concurrent.futures.process.BrokenProcessPool:
             self.failures += 1
             log.error("the bot processes died; starting them again")
             if self._own:
                 self.executor = self._pool()
-            return None
+            return _fallback(view, seed)
         except Exception:
             self.failures += 1
             log.exception("bot %s failed to decide for seat %s", level, view.get("viewer"))
-            return None
+            return _fallback(view, seed)
         finally:
             self.in_flight -= 1
         self.decisions += 1

@@ -12,7 +12,13 @@ import os
 import random
 
 from server import bots
-from server.botrunner import BOT_NICENESS, MIN_CROWDED_SHARE, BotRunner, crowded_factor
+from server.botrunner import (
+    BOT_NICENESS,
+    FALLBACK_LEVEL,
+    MIN_CROWDED_SHARE,
+    BotRunner,
+    crowded_factor,
+)
 from server.game import Match, Options, Play, view
 
 
@@ -60,5 +66,26 @@ async def test_decisions_queued_behind_a_busy_worker_think_with_less() -> None:
         # Alone again, a decision has the whole budget.
         assert await runner.decide("expert", v, "s", 1.0) == expected[0]
         assert runner.crowded == 5
+    finally:
+        runner.close()
+
+
+async def test_a_bot_out_of_time_is_replaced_by_the_greedy_move_not_any_legal_one() -> None:
+    """A bot past its time (here: no time at all) still plays a sensible card for its seat:
+    the greedy yardstick's, computed from the same view, not the first card in hand."""
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 2)
+    for _ in range(2):                   # two cards down: the greedy rule has a trick to read
+        seat = m.to_act
+        assert seat is not None
+        m.apply(Play(seat, m.hands[seat][-1]))
+    seat = m.to_act
+    assert seat is not None
+    v = view(m, seat)
+    greedy = bots.choose_action(FALLBACK_LEVEL, v, random.Random("s"))
+    assert greedy != m.legal_actions(seat)[0]          # the position tells the two apart
+    runner = BotRunner(workers=1, timeout_s=0)
+    try:
+        assert await runner.decide("expert", v, "s", 1.0) == greedy
+        assert runner.timeouts == 1 and runner.decisions == 0
     finally:
         runner.close()
