@@ -1,13 +1,16 @@
 """Bot decision times per level, with the random bot as the same-run baseline.
 
     .venv/bin/python bench/bots.py [--deals 4] [--budget STEPS] [--levels expert,pimc]
+                                   [--think-ms MS]
 
 Plays ``--deals`` one-deal matches per level with that level in all four seats (signals
 private, so the expert samples under signal constraints) and times every card decision on
 one core. Levels are the table levels and the arena's yardsticks (docs/BOTS.md). Prints
 one JSON object: p50/p99/max milliseconds per level and each level's p50 as a ratio to
 the random bot's (machines here are shared and noisy, so read the ratios too).
-The expert's target is p99 <= 100 ms at the default budget.
+The expert's target is p99 <= 100 ms at the default budget. ``--think-ms`` adds the
+server's cap on a search's thinking time (``--bot-think``, 80 ms by default on a server;
+none here unless asked, as in the arena), and counts the decisions it cut short.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=4)
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET.steps)
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="cap on a search's thinking time, as the server's --bot-think "
+                        "(0: none)")
     parser.add_argument("--levels", default=",".join(ALL_LEVELS),
                         help="comma-separated levels (random is always timed: the baseline)")
     args = parser.parse_args()
@@ -57,8 +63,9 @@ def main() -> None:
     for level in levels:
         if level not in ALL_LEVELS:
             parser.error(f"unknown level {level!r}; choose from {', '.join(ALL_LEVELS)}")
-    budget = Budget(steps=args.budget, worlds_cap=DEFAULT_BUDGET.worlds_cap)
-    result: dict[str, dict[str, float]] = {}
+    budget = Budget(steps=args.budget, worlds_cap=DEFAULT_BUDGET.worlds_cap,
+                    seconds=args.think_ms / 1000.0 if args.think_ms > 0 else None)
+    result: dict[str, dict[str, float | int]] = {}
     for level in levels:
         ts = times_for(level, args.deals, budget)
         result[level] = {
@@ -67,10 +74,14 @@ def main() -> None:
             "max": round(max(ts), 3),
             "decisions": len(ts),
         }
+        if args.think_ms > 0:
+            # A decision as long as the cap is one the cap cut short.
+            result[level]["at_cap"] = sum(1 for t in ts if t >= args.think_ms)
     base = max(result["random"]["p50"], 1e-6)
     for level in levels:
         result[level]["p50_vs_random"] = round(result[level]["p50"] / base, 1)
-    print(json.dumps({"budget_steps": args.budget, "deals": args.deals, "levels": result}))
+    print(json.dumps({"budget_steps": args.budget, "think_ms": args.think_ms,
+                      "deals": args.deals, "levels": result}))
 
 
 if __name__ == "__main__":

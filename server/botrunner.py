@@ -74,9 +74,10 @@ def _worker_start() -> None:
     import server.bots  # noqa: F401
 
 
-def _decide(level: str, view: dict[str, Any], seed: str, budget_factor: float) -> Action:
+def _decide(level: str, view: dict[str, Any], seed: str, budget_factor: float,
+            think_s: float | None) -> Action:
     return bots.choose_action(level, view, random.Random(seed),
-                              bots.DEFAULT_BUDGET.scaled(budget_factor))
+                              bots.DEFAULT_BUDGET.scaled(budget_factor).capped(think_s))
 
 
 #: The level whose move stands in for a bot that failed or ran out of time: one pass over
@@ -100,10 +101,13 @@ class BotRunner:
     """Runs bot decisions in a bounded pool of processes (or threads)."""
 
     def __init__(self, workers: int = 2, timeout_s: float = 5.0,
-                 executor: concurrent.futures.Executor | None = None) -> None:
+                 executor: concurrent.futures.Executor | None = None,
+                 think_s: float | None = None) -> None:
         self._own = executor is None
         self.workers = workers
         self.timeout_s = timeout_s
+        #: The cap on one search's thinking time (``Budget.seconds``; ``--bot-think``).
+        self.think_s = think_s
         self.executor = executor or self._pool()
         self.decisions = 0
         self.failures = 0
@@ -140,7 +144,8 @@ class BotRunner:
             self.crowded += 1
         try:
             action = await asyncio.wait_for(
-                loop.run_in_executor(self.executor, _decide, level, view, seed, factor),
+                loop.run_in_executor(self.executor, _decide, level, view, seed, factor,
+                                     self.think_s),
                 self.timeout_s)
         except TimeoutError:
             self.timeouts += 1

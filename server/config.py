@@ -75,6 +75,10 @@ class Settings:
     #: legal move.
     bot_workers: int = 2
     bot_timeout_s: float = 5.0
+    #: The longest a search bot thinks over one decision before it plays the best card it
+    #: has found (``Budget.seconds``): the budget's steps decide on a machine fast enough,
+    #: this keeps a slow or crowded one's bots from keeping players waiting. 0: no cap.
+    bot_think_s: float = 0.08
     #: A table's owner holds its lease this long unless renewed every ``lease_renew_s``:
     #: when a process dies, another runs its tables' bots and timers within the TTL.
     lease_ttl_s: float = 3.0
@@ -127,6 +131,7 @@ ENV = {
     "max_bot_budget": "ALUETTE_MAX_BOT_BUDGET",
     "bot_workers": "ALUETTE_BOT_WORKERS",
     "bot_timeout_s": "ALUETTE_BOT_TIMEOUT",
+    "bot_think_s": "ALUETTE_BOT_THINK",
     "lease_ttl_s": "ALUETTE_LEASE_TTL",
     "lease_renew_s": "ALUETTE_LEASE_RENEW",
     "workers": "ALUETTE_WORKERS",
@@ -170,7 +175,10 @@ HELP = {
     "max_pings_per_second": "websocket pings a client may send per second",
     "max_bot_budget": "the most bot_budget a table may ask for",
     "bot_workers": "processes computing bot moves (0: threads)",
-    "bot_timeout_s": "seconds a bot may think before a legal move is played instead",
+    "bot_timeout_s": "seconds a bot's move may take, its wait for a worker included, before "
+                     "the greedy move is played instead",
+    "bot_think_s": "seconds a search bot thinks at most before playing its best card so far "
+                   "(0: no cap)",
     "lease_ttl_s": "seconds a table's owner holds its lease unless renewed",
     "lease_renew_s": "seconds between lease renewals",
     "workers": "server processes sharing this port and the store",

@@ -33,7 +33,8 @@ class Hub:
         self.settings = settings
         self.storage = storage
         self.supervisor = Supervisor()
-        self.bots = BotRunner(settings.bot_workers, settings.bot_timeout_s)
+        self.bots = BotRunner(settings.bot_workers, settings.bot_timeout_s,
+                               think_s=settings.bot_think_s or None)
         self.lag = LoopLag(settings.busy_lag_ms)
         self.sessions = Sessions(store, settings, busy=self.lag)
         self.cluster = Cluster(store, settings, self.supervisor)

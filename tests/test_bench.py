@@ -20,7 +20,7 @@ BENCHES = {
     "store.py": (["--iterations", "50", "--seconds", "0.3", "--tables", "4"],
                  {"commit_p50_us", "set_p50_us", "ratio"}),
     "network.py": (["--plays", "20"], {"play_p50_us", "ping_p50_us", "play_to_ping_ratio"}),
-    "bots.py": (["--deals", "1"], set()),
+    "bots.py": (["--deals", "1", "--think-ms", "80"], {"think_ms", "levels"}),
     "bot_regret.py": (["--pairs", "1", "--rollouts", "10", "--workers", "1"],
                       {"positions", "regret", "minus_default", "by_tricks"}),
 }

@@ -23,7 +23,7 @@ View = dict[str, Any]
 class Budget:
     """How much thinking a table allows a search bot per decision (a per-table setting).
 
-    Counted in simulated card plays, never in wall-clock time, so a decision does not depend
+    Counted in simulated card plays, not in wall-clock time, so a decision does not depend
     on how loaded the machine is (determinism). ``steps`` is the whole budget of one card
     decision: worlds x candidate cards x cards left to play (plus a fixed cost per sampled
     world); the default keeps the expert's p99 decision time under 100 ms on one core
@@ -31,14 +31,26 @@ class Budget:
     the unseen cards) are drawn late in a deal, when playouts are short. Three times the
     earlier 25,000 steps and 200 worlds measured stronger over 2,000 duplicate deals
     against ``pimc`` (docs/BOTS.md, "A larger budget").
+
+    ``seconds`` is a safety cap the server adds (``--bot-think``), never the arena or the
+    tests: a search that has thought that long plays the best card it has found so far (after
+    at least a few worlds). A machine as fast as the one the steps were sized on never
+    reaches it, so its bots stay deterministic; a slow or crowded one plays a little weaker
+    instead of keeping its players waiting (docs/BOTS.md, "A cap on thinking time").
     """
 
     steps: int = 75000
     worlds_cap: int = 600
+    seconds: float | None = None
 
     def scaled(self, factor: float) -> Budget:
-        """A budget ``factor`` times as large (stronger or weaker tables)."""
-        return Budget(max(1, int(self.steps * factor)), max(1, int(self.worlds_cap * factor)))
+        """A budget ``factor`` times as large (stronger or weaker tables), the cap kept."""
+        return Budget(max(1, int(self.steps * factor)), max(1, int(self.worlds_cap * factor)),
+                      self.seconds)
+
+    def capped(self, seconds: float | None) -> Budget:
+        """This budget with a cap of ``seconds`` of thinking (None: no cap)."""
+        return Budget(self.steps, self.worlds_cap, seconds)
 
 
 DEFAULT_BUDGET = Budget()

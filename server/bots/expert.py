@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from bisect import bisect_right
 
 from server.game import STRENGTH
@@ -58,6 +59,9 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     counts in proportion to how likely it makes the plays seen. Signals at a risky table
     (R16) are weighed whatever the softness.
     """
+    # The server's cap on thinking time (Budget.seconds): read the clock only when there is
+    # one, so the arena's and the tests' decisions depend on the budget's steps alone.
+    deadline = None if budget.seconds is None else clock() + budget.seconds
     k = read_view(view)
     hand = ascending(view["hand"])
     reps: dict[int, str] = {}
@@ -96,7 +100,9 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     team = seat % 2
     utility = deal_utility(view, team)
     partner_noise = PARTNER_NOISE if noise else 0.0
-    for world, weight in zip(worlds, weights, strict=True):
+    for done, (world, weight) in enumerate(zip(worlds, weights, strict=True)):
+        if deadline is not None and done >= MIN_WORLDS and clock() >= deadline:
+            break
         base = [sorted(STRENGTH[c] for c in h) for h in world]
         # Common random numbers: every candidate of this world is rolled out with the same
         # draws, so two candidates differ by their card, not by the rollouts' luck.
@@ -169,6 +175,9 @@ def _partner_sure_top(view: View, k: Knowledge) -> int | None:
         return None
     return top
 
+
+#: The clock :attr:`Budget.seconds` is measured on (a seam for tests).
+clock = time.perf_counter
 
 #: A sampled world costs about as much as this many simulated card plays.
 SAMPLE_COST = 40

@@ -89,3 +89,20 @@ async def test_a_bot_out_of_time_is_replaced_by_the_greedy_move_not_any_legal_on
         assert runner.timeouts == 1 and runner.decisions == 0
     finally:
         runner.close()
+
+
+async def test_the_pool_caps_a_search_bots_thinking_time() -> None:
+    """--bot-think: the worker's search stops when the cap is reached (here at once, so
+    after its first few worlds) and plays that search's card, not the uncapped one."""
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 0)
+    seat = m.to_act
+    assert seat is not None
+    v = view(m, seat)
+    hurried = bots.choose_action("expert", v, random.Random("s"),
+                                 bots.DEFAULT_BUDGET.capped(0.0))
+    assert hurried != bots.choose_action("expert", v, random.Random("s"))
+    runner = BotRunner(workers=1, timeout_s=60, think_s=0.0)
+    try:
+        assert await runner.decide("expert", v, "s", 1.0) == hurried
+    finally:
+        runner.close()
