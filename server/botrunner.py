@@ -5,8 +5,11 @@ decision runs in a pool of processes (``--bot-workers``), so an expert bot's sea
 neither holds up the loop that answers players nor competes with it for the interpreter
 lock (issue 11: in threads, 50 tables of expert bots cost a human over a second per
 move). When the machine has no CPU left, decisions queue: bots slow down, players' replies
-do not. A bot that raises, takes longer than ``bot_timeout_s``, or whose process dies is
-replaced by the first legal move, logged, and the table goes on: a bot never stalls it.
+do not. A bot that raises, takes longer than ``bot_timeout_s`` (its wait for a worker
+included), or whose process dies is logged and replaced by the ``greedy`` yardstick's move
+(:data:`FALLBACK_LEVEL`, a rule of thumb cheap enough for the loop's thread), or by the first
+legal move if that fails too, and the table goes on: a bot never stalls it. A search also
+stops at the server's cap on thinking time (``--bot-think``, ``Budget.seconds``).
 ``bot_workers=0`` thinks in threads instead (tests that patch a bot in this process).
 
 When more decisions wait than there are workers, each new one thinks with a budget cut in
@@ -60,7 +63,7 @@ def _worker_start() -> None:
 
     The priority is what makes "bots slow down, never the players' replies" hold when the
     machine has no CPU to spare: the kernel gives the server's event loop the cores first
-    and the bots what is left (a bot past ``bot_timeout_s`` is replaced by a legal move)."""
+    and the bots what is left (a bot past ``bot_timeout_s`` is replaced by the ``greedy`` move)."""
     with contextlib.suppress(OSError):
         os.nice(BOT_NICENESS)
     with contextlib.suppress(Exception):

@@ -71,8 +71,8 @@ class Settings:
     #: The most a table's ``bot_budget`` may ask for (bots' thinking is the server's cost).
     max_bot_budget: float = 1.0
     #: Processes that compute bot moves (0: threads of this process, for tests that
-    #: patch a bot); a decision that takes longer than ``bot_timeout_s`` is replaced by a
-    #: legal move.
+    #: patch a bot); a decision that takes longer than ``bot_timeout_s``, its wait for a
+    #: worker included, is replaced by the ``greedy`` yardstick's move.
     bot_workers: int = 2
     bot_timeout_s: float = 5.0
     #: The longest a search bot thinks over one decision before it plays the best card it

@@ -26,7 +26,8 @@ def _first_lead(seed: int) -> dict[str, object]:
 
 
 class Clock:
-    """A clock that reads ``start`` until ``jump_after`` readings, then ``start + 10``."""
+    """A clock that reads 0.0 for its first ``jump_after`` readings (all of them if None),
+    then 10.0, and counts how often it was read."""
 
     def __init__(self, jump_after: int | None) -> None:
         self.readings = 0
