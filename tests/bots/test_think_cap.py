@@ -15,11 +15,11 @@ import pytest
 
 from server import bots
 from server.bots import expert
-from server.bots.base import DEFAULT_BUDGET
+from server.bots.base import DEFAULT_BUDGET, View
 from server.game import Match, Options, Play, view
 
 
-def _first_lead(seed: int) -> dict[str, object]:
+def _first_lead(seed: int) -> View:
     m, _ = Match.new(Options(deals=1, first_dealer=3), seed)
     assert m.to_act is not None
     return view(m, m.to_act)
@@ -53,10 +53,11 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Install:
 
 
 def test_without_a_cap_the_expert_never_reads_the_clock(clock: Install) -> None:
+    v = _first_lead(0)
     c = clock(None)
-    card = expert.expert_card(_first_lead(0), random.Random("s"), DEFAULT_BUDGET)
+    card = expert.expert_card(v, random.Random("s"), DEFAULT_BUDGET)
     assert c.readings == 0                  # the arena's decisions depend on steps alone
-    assert card in _first_lead(0)["hand"]   # type: ignore[operator]
+    assert card in v["hand"]
 
 
 def test_a_cap_never_reached_changes_nothing(clock: Install) -> None:
