@@ -28,7 +28,7 @@ from .base import Budget, View
 from .heuristics import ascending, trick_status
 from .inference import PlayModel, relax_for_risky
 from .knowledge import Knowledge, read_view
-from .sampling import sample_world, sample_world_loose
+from .sampling import WorldSampler, sample_world_loose
 
 #: The play model's softness in the expert's own search. 1.0: plays do not weigh the worlds.
 #: Measured with aluette-arena (docs/BOTS.md), weighting by the plays made the expert weaker,
@@ -160,7 +160,8 @@ def expert_vote(view: View, rng: random.Random, worlds: int = CHANTER_WORLDS) ->
 
 
 def _worlds(k: Knowledge, rng: random.Random, n: int) -> list[list[list[str]]]:
-    return [sample_world(k, rng) or sample_world_loose(k, rng) for _ in range(n)]
+    sampler = WorldSampler(k)
+    return [sampler.sample(rng) or sample_world_loose(k, rng) for _ in range(n)]
 
 
 def _partner_sure_top(view: View, k: Knowledge) -> int | None:

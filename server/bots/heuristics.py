@@ -16,7 +16,7 @@ from server.game import STRENGTH
 from .base import View
 from .knowledge import Knowledge
 from .reference import pimc_card
-from .sampling import sample_world, sample_world_loose
+from .sampling import WorldSampler, sample_world_loose
 
 
 def trick_status(view: View) -> tuple[int, int | None]:
@@ -86,8 +86,10 @@ def normal_card(view: View, k: Knowledge, rng: random.Random) -> str:
     The rule it replaces (``normal_card`` in the frozen :mod:`.v1.heuristics`) lost to the
     plain greedy yardstick: share 0.486 over 400 duplicate deals (docs/BOTS.md).
     """
+    worlds = WorldSampler(k)
+
     def sampler(r: random.Random) -> list[list[int]]:
-        world = sample_world(k, r) or sample_world_loose(k, r)
+        world = worlds.sample(r) or sample_world_loose(k, r)
         return [sorted(STRENGTH[c] for c in h) for h in world]
 
     return pimc_card(view, rng, NORMAL_WORLDS, sampler)

@@ -4,6 +4,14 @@ The expert searches over sampled "worlds" (OpenSpiel's ``ResampleFromInfostate``
 world gives every other seat exactly ``hand_sizes[s]`` of the unseen cards, honours the
 signals received (a seat that said "monsieur" holds 3o, R15) and leaves the rest in the
 talon or the discards (R8, R9), which nobody plays.
+
+A search samples hundreds of worlds from one view, so :class:`WorldSampler` sorts out the
+constraints once (which cards a signal placed, which cards some seat may not hold, and
+where each of those may go) and each world then costs two shuffles and one weighted draw
+per constrained card. It draws exactly the random numbers the one-shot routine it replaced
+drew, in the same order, so a seeded search plays the same cards as before (the frozen
+copy of that routine, ``server/bots/v1/sampling.py``, is the reference its tests compare
+with).
 """
 
 from __future__ import annotations
@@ -13,79 +21,125 @@ import random
 from .knowledge import ACES, Knowledge
 
 
-def sample_world(k: Knowledge, rng: random.Random) -> list[list[str]] | None:
-    """One consistent deal of the unseen cards: ``hands[s]`` for the other seats.
+class WorldSampler:
+    """Consistent deals of ``k``'s unseen cards, one :meth:`sample` per world."""
 
-    Index ``k.seat`` holds the viewer's own hand. Returns None only if the constraints are
-    contradictory (a human sent a false signal); the caller then samples without them.
-    """
-    others = [s for s in range(4) if s != k.seat]
-    cap = {s: k.hand_sizes[s] for s in others}
-    hands: dict[int, list[str]] = {s: [] for s in others}
-    pool = list(k.unseen)
-    taken: set[str] = set()
-    # 1. Cards a signal placed.
-    for s in others:
-        for c in sorted(k.must_have.get(s, ())):
-            if c in taken or len(hands[s]) >= cap[s]:
-                return None
-            hands[s].append(c)
-            taken.add(c)
-    # 2. Exact ace counts.
-    free_aces = [c for c in ACES if c in pool and c not in taken]
-    rng.shuffle(free_aces)
-    for s in others:
-        n = k.aces_exact.get(s)
-        if n is None:
-            continue
-        if n > len(free_aces) or len(hands[s]) + n > cap[s]:
-            return None
-        for _ in range(n):
-            c = free_aces.pop()
-            hands[s].append(c)
-            taken.add(c)
-    ace_locked = {s for s in others if s in k.aces_exact}
-    # 3. Cards some seat may not hold (forbidden by a signal, or aces once a seat's count is
-    #    fixed), one by one to a slot in proportion to the room left; then all other cards
-    #    uniformly: a shuffle sliced into the room left, the rest to the talon/discards.
-    out_room = len(pool) - sum(cap.values())
-    restricted: list[str] = []
-    free: list[str] = []
-    for c in pool:
-        if c in taken:
-            continue
-        (restricted if _is_restricted(k, c, ace_locked) else free).append(c)
-    for c in restricted:
-        slots: list[int] = []
-        weights: list[int] = []
+    __slots__ = (
+        "_ace_counts",
+        "_cap",
+        "_contradiction",
+        "_free",
+        "_free_aces",
+        "_hand",
+        "_others",
+        "_out_room",
+        "_placed",
+        "_restricted",
+        "_seat",
+    )
+
+    def __init__(self, k: Knowledge) -> None:
+        self._seat = k.seat
+        self._hand = list(k.hand)
+        others = [s for s in range(4) if s != k.seat]
+        self._others = others
+        self._cap = {s: k.hand_sizes[s] for s in others}
+        # 1. Cards a signal placed: the same in every world.
+        self._placed: dict[int, list[str]] = {s: [] for s in others}
+        taken: set[str] = set()
+        self._contradiction = False
         for s in others:
-            room = cap[s] - len(hands[s])
-            if room > 0 and _allowed(k, s, c, ace_locked):
-                slots.append(s)
-                weights.append(room)
-        if out_room > 0:
-            slots.append(-1)
-            weights.append(out_room)
-        if not slots:
+            for c in sorted(k.must_have.get(s, ())):
+                if c in taken or len(self._placed[s]) >= self._cap[s]:
+                    self._contradiction = True
+                    break
+                self._placed[s].append(c)
+                taken.add(c)
+            if self._contradiction:
+                break
+        pool = list(k.unseen)
+        # 2. Exact ace counts: which aces go where is drawn per world.
+        self._free_aces = [c for c in ACES if c in pool and c not in taken]
+        self._ace_counts = [(s, k.aces_exact[s]) for s in others if s in k.aces_exact]
+        ace_locked = {s for s, _ in self._ace_counts}
+        # 3. Cards some seat may not hold, with the seats that may hold them; then the rest.
+        #    An ace a count placed is skipped per world; with no count, no ace is placed.
+        self._out_room = len(pool) - sum(self._cap.values())
+        self._restricted: list[tuple[str, list[int]]] = []
+        self._free: list[str] = []
+        for c in pool:
+            if c in taken:
+                continue
+            if (c in ACES and ace_locked) or any(c in f for f in k.forbidden.values()):
+                allowed = [s for s in others
+                           if not (c in ACES and s in ace_locked)
+                           and c not in k.forbidden.get(s, ())]
+                self._restricted.append((c, allowed))
+            else:
+                self._free.append(c)
+
+    def sample(self, rng: random.Random) -> list[list[str]] | None:
+        """One consistent deal: ``hands[s]`` for the other seats, the viewer's own hand at
+        index ``k.seat``. None only if the constraints are contradictory (a human sent a
+        false signal); the caller then samples without them (:func:`sample_world_loose`)."""
+        if self._contradiction:
             return None
-        pick = _weighted(slots, weights, rng)
-        if pick < 0:
-            out_room -= 1
-        else:
-            hands[pick].append(c)
-    rng.shuffle(free)
-    at = 0
-    for s in others:
-        room = cap[s] - len(hands[s])
-        hands[s].extend(free[at : at + room])
-        at += room
-    if at > len(free):
-        return None
-    world: list[list[str]] = [[], [], [], []]
-    world[k.seat] = list(k.hand)
-    for s in others:
-        world[s] = hands[s]
-    return world
+        cap = self._cap
+        hands = {s: list(p) for s, p in self._placed.items()}
+        free_aces = list(self._free_aces)
+        rng.shuffle(free_aces)
+        dealt_aces: set[str] = set()
+        for s, n in self._ace_counts:
+            if n > len(free_aces) or len(hands[s]) + n > cap[s]:
+                return None
+            for _ in range(n):
+                c = free_aces.pop()
+                hands[s].append(c)
+                dealt_aces.add(c)
+        # One constrained card at a time, to a slot in proportion to the room left.
+        out_room = self._out_room
+        for c, allowed in self._restricted:
+            if c in dealt_aces:
+                continue
+            slots: list[int] = []
+            weights: list[int] = []
+            for s in allowed:
+                room = cap[s] - len(hands[s])
+                if room > 0:
+                    slots.append(s)
+                    weights.append(room)
+            if out_room > 0:
+                slots.append(-1)
+                weights.append(out_room)
+            if not slots:
+                return None
+            pick = _weighted(slots, weights, rng)
+            if pick < 0:
+                out_room -= 1
+            else:
+                hands[pick].append(c)
+        # All other cards uniformly: a shuffle sliced into the room left, the rest to the
+        # talon and the discards.
+        free = list(self._free)
+        rng.shuffle(free)
+        at = 0
+        for s in self._others:
+            room = cap[s] - len(hands[s])
+            hands[s].extend(free[at : at + room])
+            at += room
+        if at > len(free):
+            return None
+        world: list[list[str]] = [[], [], [], []]
+        world[self._seat] = list(self._hand)
+        for s in self._others:
+            world[s] = hands[s]
+        return world
+
+
+def sample_world(k: Knowledge, rng: random.Random) -> list[list[str]] | None:
+    """One consistent deal of the unseen cards (:meth:`WorldSampler.sample`); a search that
+    samples many worlds from one view prepares a :class:`WorldSampler` once instead."""
+    return WorldSampler(k).sample(rng)
 
 
 def sample_world_loose(k: Knowledge, rng: random.Random) -> list[list[str]]:
@@ -101,18 +155,6 @@ def sample_world_loose(k: Knowledge, rng: random.Random) -> list[list[str]]:
         world[s] = pool[at : at + k.hand_sizes[s]]
         at += k.hand_sizes[s]
     return world
-
-
-def _is_restricted(k: Knowledge, card: str, ace_locked: set[int]) -> bool:
-    if card in ACES and ace_locked:
-        return True
-    return any(card in f for f in k.forbidden.values())
-
-
-def _allowed(k: Knowledge, seat: int, card: str, ace_locked: set[int]) -> bool:
-    if card in ACES and seat in ace_locked:
-        return False
-    return card not in k.forbidden.get(seat, ())
 
 
 def _weighted(items: list[int], weights: list[int], rng: random.Random) -> int:

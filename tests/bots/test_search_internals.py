@@ -10,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.bots.expert import greedy, playout, team_value
-from server.bots.knowledge import read_view
-from server.bots.sampling import sample_world
-from server.game import STRENGTH, Match, Options, Signal, view
+from server.bots.knowledge import ACES, Knowledge, read_view
+from server.bots.sampling import WorldSampler, sample_world
+from server.bots.v1.sampling import sample_world as v1_sample_world
+from server.game import ALL_CARDS, STRENGTH, Match, Options, Signal, view
 from server.game.rules import score_deal
 
 
@@ -167,3 +168,48 @@ def test_monsieur_signal_places_monsieur() -> None:
     assert k.must_have[1] == {"3o"}
     rng = random.Random(1)
     assert all("3o" in sample_world(k, rng)[1] for _ in range(50))  # type: ignore[index]
+
+
+@st.composite
+def _knowledge(draw: st.DrawFn) -> Knowledge:
+    """What a seat may know, including signals that contradict each other or the hand
+    sizes (a human may send false ones, R16): the sampler must then give up the same way."""
+    seat = draw(st.integers(0, 3))
+    cards = draw(st.permutations(ALL_CARDS))
+    hand_n = draw(st.integers(1, 9))
+    hand = list(cards[:hand_n])
+    unseen = [c for c in ALL_CARDS if c in set(cards[hand_n:])]
+    sizes = [draw(st.integers(max(0, hand_n - 1), hand_n)) for _ in range(4)]
+    sizes[seat] = hand_n
+    others = [s for s in range(4) if s != seat]
+    pick = st.sets(st.sampled_from(unseen), max_size=4)
+    return Knowledge(
+        seat, hand, [], unseen, sizes,
+        must_have={s: draw(pick) for s in others if draw(st.booleans())},
+        forbidden={s: draw(st.sets(st.sampled_from(unseen), max_size=12))
+                   for s in others if draw(st.booleans())},
+        aces_exact={s: draw(st.integers(0, 3)) for s in others if draw(st.booleans())},
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_knowledge(), st.integers(0, 2**32))
+def test_prepared_sampler_deals_what_the_one_shot_routine_dealt(k: Knowledge, seed: int) -> None:
+    """The sampler that sorts out a view's constraints once (for speed) deals the very
+    worlds the routine it replaced dealt, drawing the same random numbers (frozen copy in
+    server/bots/v1/sampling.py), so a seeded search plays the same cards; the constraints
+    are honoured (R15) whenever the routine finds a world."""
+    sampler = WorldSampler(k)
+    mine, theirs = random.Random(seed), random.Random(seed)
+    for _ in range(5):
+        world = sampler.sample(mine)
+        assert world == v1_sample_world(k, theirs)  # type: ignore[arg-type]
+        assert mine.getstate() == theirs.getstate()
+        if world is None:
+            continue
+        for s, cards in k.must_have.items():
+            assert cards <= set(world[s])
+        for s, cards in k.forbidden.items():
+            # A signal's card, or an ace a count placed, wins over a contradicting ban.
+            banned = {c for c in cards if c not in ACES or s not in k.aces_exact}
+            assert not banned & set(world[s]) - k.must_have.get(s, set())
