@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol
+from server.bots.base import DEFAULT_THINK_S
 
 from .app import App
 from .commands import LEVELS
@@ -94,12 +95,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "temporary directory)")
     parser.add_argument("--seed", type=int, default=None, help="with --bot: RNG seed")
     parser.add_argument("--quiet", action="store_true", help="with --bot: print less")
+    parser.add_argument("--think-ms", type=float, default=DEFAULT_THINK_S * 1000.0,
+                        help="with --bot: a search bot thinks at most this long over a move, "
+                        "then plays the best card found so far (0: no cap; default "
+                        f"{DEFAULT_THINK_S * 1000.0:g})")
     parser.add_argument("--new-session", action="store_true",
                         help="do not take back the session remembered for this server and "
                              "name (it is kept in $XDG_STATE_HOME/aluette)")
     args = parser.parse_args(argv)
     if not 1 <= args.deals <= 50:
         parser.error("--deals must be from 1 to 50")
+    if not 0 <= args.think_ms <= 60_000:
+        parser.error("--think-ms must be from 0 (no cap) to 60000")
     return args
 
 
@@ -152,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.bot:
             bot = NetBot(args.server, args.bot, args.name or f"{args.bot} bot", console,
                          table=args.table, options=bot_table_options(args), seed=args.seed,
-                         quiet=args.quiet)
+                         quiet=args.quiet, think_s=args.think_ms / 1000.0)
             return asyncio.run(bot.run())
         ask = input if sys.stdin.isatty() else None
         args.name, args.name_note = choose_name(args.name, console, ask)

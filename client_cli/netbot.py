@@ -21,8 +21,9 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol
-from server.bots import choose_action, choose_signals
-from server.game import ChanterVote, Discard, Play
+from server.bots import DEFAULT_BUDGET, choose_action, choose_signals
+from server.bots.base import DEFAULT_THINK_S, View
+from server.game import Action, ChanterVote, Discard, Play
 
 from . import render
 from .connection import Connection, ConnectionFailed, ServerError
@@ -32,8 +33,12 @@ from .model import TableModel, new_contribution
 class NetBot:
     def __init__(self, url: str, level: str, name: str, console: Console, *,
                  table: str | None = None, options: dict[str, Any] | None = None,
-                 seed: int | None = None, quiet: bool = False) -> None:
+                 seed: int | None = None, quiet: bool = False,
+                 think_s: float | None = DEFAULT_THINK_S) -> None:
         self.level = level
+        # The same cap on a search's thinking time as a server's bots (--think-ms; None or
+        # 0: none), so a slow machine's network bot keeps its table's pace too.
+        self.budget = DEFAULT_BUDGET.capped(think_s or None)
         self.console = console
         self.quiet = quiet
         self.table = table
@@ -132,7 +137,7 @@ class NetBot:
         view = copy.deepcopy(model.view)
         assert view is not None
         try:
-            action = await asyncio.to_thread(choose_action, self.level, view, self.rng)
+            action = await asyncio.to_thread(self.choose, view)
         except ValueError:
             # Nothing to decide yet (the seat is to act but its hand has not arrived):
             # wait for the next event instead of stopping the bot.
@@ -151,6 +156,10 @@ class NetBot:
             self._say(render.error_text(exc.code, exc.message))
             self._acted = None
             await self.conn.resync(model.table)
+
+    def choose(self, view: View) -> Action:
+        """The move for the seat whose view this is (ValueError: it is not to act)."""
+        return choose_action(self.level, view, self.rng, self.budget)
 
     async def _signals(self, model: TableModel) -> None:
         view = model.view

@@ -127,3 +127,50 @@ async def test_a_network_bot_whose_hand_has_not_arrived_waits_instead_of_stoppin
     assert model.my_turn
     await bot._act(model)                 # no exception, and no command sent (no server)
     assert bot._acted is None             # it will look again after the next event
+
+
+def _expert_lead(think_s: float | None) -> tuple[NetBot, dict[str, Any]]:
+    from server.game import Match, Options
+    from server.game import view as seat_view
+
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 0)
+    assert m.to_act is not None
+    bot = NetBot("ws://127.0.0.1:9", "expert", "B", quiet_console(), seed=0, think_s=think_s)
+    return bot, seat_view(m, m.to_act)
+
+
+def test_a_network_expert_keeps_the_servers_cap_on_thinking(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12 (decision time): ``aluette --bot expert`` caps its search as a server's bots
+    do (``--think-ms``, 80 by default): out of time after its first worlds, it plays the
+    best card found so far. The search's clock is replaced, so nothing sleeps."""
+    from client_cli.main import parse_args
+    from server.bots import expert
+
+    readings: list[float] = []
+
+    def late() -> float:          # the first reading starts the clock; every later one is late
+        readings.append(0.0)
+        return 0.0 if len(readings) == 1 else 10.0
+
+    monkeypatch.setattr(expert, "clock", late)
+    assert parse_args(["--bot", "expert"]).think_ms == 80.0
+    bot, v = _expert_lead(parse_args(["--bot", "expert"]).think_ms / 1000.0)
+    assert bot.choose(v).card in v["hand"]          # type: ignore[union-attr]
+    # Started, then checked once a world from MIN_WORLDS on: stopped at the first check.
+    assert len(readings) == 2
+
+
+def test_a_network_bot_told_no_cap_never_reads_the_clock(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from client_cli.main import parse_args
+    from server.bots import expert
+
+    def never() -> float:
+        raise AssertionError("the clock was read without a cap")
+
+    monkeypatch.setattr(expert, "clock", never)
+    bot, v = _expert_lead(parse_args(["--bot", "expert", "--think-ms", "0"]).think_ms / 1000.0)
+    assert bot.choose(v).card in v["hand"]          # type: ignore[union-attr]
+    with pytest.raises(SystemExit):
+        parse_args(["--bot", "expert", "--think-ms", "-1"])
