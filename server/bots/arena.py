@@ -25,6 +25,8 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from server.game import STRENGTH, Match, Options, view
 
@@ -155,6 +157,32 @@ def share_ci(pairs: Sequence[tuple[float, float]], z: float = 1.96) -> tuple[flo
     return r, max(0.0, r - z * se), min(1.0, r + z * se)
 
 
+def paired_difference(new: Sequence[tuple[float, float]], old: Sequence[tuple[float, float]],
+                      z: float = 1.96) -> tuple[float, float, float]:
+    """A's share in ``new`` minus its share in ``old``, both played on the same duplicate
+    deals, and the difference's delta-method confidence interval.
+
+    Pairing is what makes a small change measurable: a deal that is easy for A is easy in
+    both runs, so the per-deal luck cancels and the interval is far narrower than the two
+    runs' own intervals suggest. Returns (difference, low, high).
+    """
+    n = len(new)
+    if n != len(old):
+        raise ValueError(f"the runs have {n} and {len(old)} deals: not the same deals")
+    t_new = sum(a + b for a, b in new)
+    t_old = sum(a + b for a, b in old)
+    r_new = sum(a for a, _ in new) / t_new if t_new else 0.5
+    r_old = sum(a for a, _ in old) / t_old if t_old else 0.5
+    d = r_new - r_old
+    if n < 2 or not t_new or not t_old:
+        return d, -1.0, 1.0
+    m_new, m_old = t_new / n, t_old / n
+    ss = sum(((a1 - r_new * (a1 + b1)) / m_new - (a2 - r_old * (a2 + b2)) / m_old) ** 2
+             for (a1, b1), (a2, b2) in zip(new, old, strict=True))
+    se = math.sqrt(ss / (n * (n - 1)))
+    return d, d - z * se, d + z * se
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (q in [0, 100]); 0.0 for no values."""
     if not values:
@@ -263,6 +291,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "match objective then counts; --deals says how many matches, and "
                         "the matches each side won are counted too")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--save", metavar="FILE", type=Path,
+                        help="also write the run, with every deal's points, to FILE (JSON)")
+    parser.add_argument("--against", metavar="FILE", type=Path,
+                        help="compare with a run saved by --save on the same deals (same "
+                        "--deals, --seed and --b, say from another commit): A's share now "
+                        "minus then, with a paired 95%% interval")
     parser.add_argument("--ladder", metavar="LEVELS",
                         help="instead of --a/--b: a round-robin of these comma-separated "
                         "levels (every pair, --deals each) and their Elo ratings, the "
@@ -295,8 +329,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.a is None or args.b is None:
         parser.error("--a and --b are required")
+    before = _load_saved(parser, args.against, args) if args.against else None
     result = run(args.a, args.b, args.deals, args.seed, options, budget, args.workers)
     doc = summary(args.a, args.b, args.deals, result, args.match_deals)
+    pairs = [(p.a, p.b) for p in result.pairs]
+    if args.save:
+        args.save.write_text(json.dumps({**doc, "seed": args.seed, "options": options,
+                                         "pairs": [list(p) for p in pairs]}))
+    if before is not None:
+        d, low_d, high_d = paired_difference(pairs, before["pairs"])
+        doc["against"] = {"file": str(args.against), "a_share": before["a_share"],
+                          "difference": round(d, 4), "ci95": [round(low_d, 4), round(high_d, 4)]}
     if args.json:
         print(json.dumps(doc))
         return 0
@@ -309,7 +352,28 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"A share {doc['a_share']:.4f}  95% CI [{low:.4f}, {high:.4f}]")
     for level, t in doc["decision_ms"].items():  # type: ignore[attr-defined]
         print(f"decision ms {level:>7}: p50 {t['p50']:.3f}  p99 {t['p99']:.3f}")
+    against = doc.get("against")
+    if isinstance(against, dict):
+        print(f"against {against['file']} (A share {against['a_share']:.4f}): difference "
+              f"{against['difference']:+.4f}  paired 95% CI [{against['ci95'][0]:+.4f}, "
+              f"{against['ci95'][1]:+.4f}]")
     return 0
+
+
+def _load_saved(parser: argparse.ArgumentParser, path: Path,
+                args: argparse.Namespace) -> dict[str, Any]:
+    """A run saved by ``--save``, checked to be on the same deals as this one."""
+    try:
+        saved = json.loads(path.read_text())
+        pairs = [(float(a), float(b)) for a, b in saved["pairs"]]
+        same = (saved["deals"], str(saved["seed"]), saved["b"]) == (
+            args.deals, str(args.seed), args.b)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        parser.error(f"--against {path}: not a run saved by --save ({exc})")
+    if not same:
+        parser.error(f"--against {path}: saved with --deals {saved['deals']} --seed "
+                     f"{saved['seed']} --b {saved['b']}; the same deals are needed")
+    return {"a_share": float(saved["a_share"]), "pairs": pairs}
 
 
 if __name__ == "__main__":

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import random
+from pathlib import Path
 
 import pytest
 
-from server.bots.arena import main, percentile, play_game, share_ci
+from server.bots.arena import main, paired_difference, percentile, play_game, share_ci
 from server.bots.base import DEFAULT_BUDGET
 from server.bots.ladder import elo_gap, ratings
 
@@ -122,3 +124,46 @@ def test_arena_plays_matches_of_several_deals(capsys: pytest.CaptureFixture[str]
     assert set(won) == {"a", "b"} and won["a"] + won["b"] <= 6
     with pytest.raises(SystemExit):
         main(["--a", "normal", "--b", "random", "--match-deals", "0"])
+
+
+def test_paired_difference_of_the_same_deals() -> None:
+    """Two runs on the same duplicate deals: the difference of A's shares, with an interval
+    from the per-deal differences (a deal's luck cancels), zero-width when nothing moved."""
+    old = [(3.0, 1.0), (0.0, 2.0), (1.0, 1.0), (2.0, 0.0)]
+    assert paired_difference(old, old) == (0.0, 0.0, 0.0)
+    new = [(3.0, 1.0), (1.0, 1.0), (1.0, 1.0), (2.0, 0.0)]      # one deal went better
+    d, low, high = paired_difference(new, old)
+    assert d == pytest.approx(share_ci(new)[0] - share_ci(old)[0])
+    assert low < d < high
+    assert paired_difference(old, new) == pytest.approx((-d, -high, -low))
+    # Deals whose luck varies a lot, one in ten played a point better: the per-deal luck
+    # cancels, so the paired interval is far narrower than either run's own.
+    rng = random.Random(1)
+    many_old = [(float(rng.randint(0, 4)), float(rng.randint(0, 4))) for _ in range(400)]
+    many_new = [(a + (i % 10 == 0), b) for i, (a, b) in enumerate(many_old)]
+    _, lo_d, hi_d = paired_difference(many_new, many_old)
+    _, lo_s, hi_s = share_ci(many_new)
+    assert lo_d > 0.0 and hi_d - lo_d < (hi_s - lo_s) / 2
+    with pytest.raises(ValueError, match="same deals"):
+        paired_difference(new, old[:3])
+
+
+def test_arena_compares_with_a_saved_run(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """--save keeps every deal's points; --against replays the same deals with another A
+    and reports A's share now minus then, paired; other deals are refused."""
+    saved = tmp_path / "greedy.json"
+    common = ["--b", "random", "--deals", "4", "--seed", "7", "--signals", "off", "--json"]
+    assert main(["--a", "greedy", *common, "--save", str(saved)]) == 0
+    then = json.loads(capsys.readouterr().out)
+    assert len(json.loads(saved.read_text())["pairs"]) == 4
+    assert main(["--a", "easy", *common, "--against", str(saved)]) == 0
+    now = json.loads(capsys.readouterr().out)
+    against = now["against"]
+    assert against["a_share"] == then["a_share"]
+    assert against["difference"] == pytest.approx(now["a_share"] - then["a_share"], abs=1e-4)
+    assert against["ci95"][0] <= against["difference"] <= against["ci95"][1]
+    with pytest.raises(SystemExit):
+        main(["--a", "easy", "--b", "random", "--deals", "5", "--seed", "7", "--against",
+              str(saved)])
+    assert "same deals" in capsys.readouterr().err
