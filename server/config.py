@@ -7,6 +7,7 @@ configured with variables alone (docker-compose.yml) and a developer with flags 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -195,6 +196,40 @@ HELP = {
 }
 
 
+#: Numeric settings for which 0 means something ("pick a free port", "no spectators",
+#: "threads", "no cap", "never"); every other number must be above 0: a count of 0, a
+#: period of 0 or a key lifetime of 0 (Redis deletes such a key at once) would break the
+#: server quietly instead of refusing to start.
+MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
+                         "bot_think_s", "busy_lag_ms"})
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a setting (``bot_think_s`` -> ``--bot-think``)."""
+    return "--" + name.replace("_", "-").removesuffix("-s")
+
+
+def problems(settings: Settings) -> list[str]:
+    """What is wrong with these settings, one sentence each (empty: nothing)."""
+    out: list[str] = []
+    for f in fields(Settings):
+        value = getattr(settings, f.name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if not math.isfinite(value):
+            out.append(f"{flag_of(f.name)} must be a finite number, not {value}")
+        elif f.name in MAY_BE_ZERO and value < 0:
+            out.append(f"{flag_of(f.name)} must be 0 or more, not {value}")
+        elif f.name not in MAY_BE_ZERO and value <= 0:
+            out.append(f"{flag_of(f.name)} must be more than 0, not {value}")
+    if not 0 <= settings.port <= 65535:
+        out.append(f"--port must be from 0 to 65535, not {settings.port}")
+    if settings.lease_renew_s >= settings.lease_ttl_s:
+        out.append(f"--lease-renew ({settings.lease_renew_s}) must be shorter than --lease-ttl "
+                   f"({settings.lease_ttl_s}), or a table's lease lapses between renewals")
+    return out
+
+
 def parse_settings(argv: Sequence[str] | None = None,
                    environ: dict[str, str] | None = None) -> Settings:
     """Settings from flags, then environment variables, then defaults."""
@@ -211,12 +246,19 @@ def parse_settings(argv: Sequence[str] | None = None,
         default = getattr(defaults, f.name)
         kind = type(default)
         raw = env.get(ENV[f.name])
-        value = kind(raw) if raw not in (None, "") else default
-        flag = f.name.replace("_", "-").removesuffix("-s")
+        try:
+            value = kind(raw) if raw not in (None, "") else default
+        except ValueError:
+            parser.error(f"{ENV[f.name]}={raw!r} is not a valid {kind.__name__}")
+        flag = flag_of(f.name).removeprefix("--")
         parser.add_argument(
             "--" + flag, dest=f.name, type=kind, default=value,
             metavar=flag.upper().replace("-", "_"),
             help=f"{HELP[f.name]} (env {ENV[f.name]}; default {default!s:.40})",
         )
     args = parser.parse_args(argv)
-    return Settings(**vars(args))
+    settings = Settings(**vars(args))
+    wrong = problems(settings)
+    if wrong:
+        parser.error("; ".join(wrong))
+    return settings

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from server.config import ENV, Settings, parse_settings
+import pytest
+
+from server.config import ENV, MAY_BE_ZERO, Settings, flag_of, parse_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,3 +30,42 @@ def test_every_setting_is_documented_in_the_readme():
     readme = (ROOT / "README.md").read_text()
     for f in fields(Settings):
         assert ENV[f.name] in readme, f"README does not document {ENV[f.name]}"
+
+
+NUMBERS = [f.name for f in fields(Settings)
+           if isinstance(getattr(Settings(), f.name), int | float)]
+
+
+@pytest.mark.parametrize("name", NUMBERS)
+def test_a_negative_number_is_refused_naming_its_flag(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A setting out of range stops the server at once with the flag and the value, instead
+    of a server that expires its keys at once or never renews its leases."""
+    with pytest.raises(SystemExit):
+        parse_settings([flag_of(name), "-1"], environ={})
+    err = capsys.readouterr().err
+    assert flag_of(name) in err and "-1" in err
+
+
+@pytest.mark.parametrize("name", NUMBERS)
+def test_zero_is_refused_unless_it_means_something(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    if name in MAY_BE_ZERO:
+        assert getattr(parse_settings([flag_of(name), "0"], environ={}), name) == 0
+        return
+    with pytest.raises(SystemExit):
+        parse_settings([flag_of(name), "0"], environ={})
+    assert f"{flag_of(name)} must be more than 0" in capsys.readouterr().err
+
+
+def test_bad_environment_values_and_leases_are_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_settings([], environ={"ALUETTE_PORT": "eighty"})
+    assert "ALUETTE_PORT='eighty' is not a valid int" in capsys.readouterr().err
+    for argv in (["--port", "70000"], ["--bot-think", "nan"],
+                 ["--lease-ttl", "2", "--lease-renew", "2"]):
+        with pytest.raises(SystemExit):
+            parse_settings(argv, environ={})
+        assert "must be" in capsys.readouterr().err
+    assert parse_settings(["--lease-ttl", "2", "--lease-renew", "1.5"], environ={}).lease_ttl_s == 2
