@@ -115,7 +115,8 @@ class BotRunner:
         self.decisions = 0
         self.failures = 0
         self.timeouts = 0
-        #: Decisions submitted and not yet answered (queued or running).
+        #: Decisions whose work is queued or running (one that ran out of time counts until
+        #: its worker is free: it still holds it).
         self.in_flight = 0
         #: Decisions that thought with a cut budget because the pool was crowded.
         self.crowded = 0
@@ -145,11 +146,14 @@ class BotRunner:
         factor = crowded_factor(budget_factor, self.in_flight, self.capacity)
         if factor < budget_factor:
             self.crowded += 1
+        work: concurrent.futures.Future[Action | None] | None = None
         try:
-            action = await asyncio.wait_for(
-                loop.run_in_executor(self.executor, _decide, level, view, seed, factor,
-                                     self.think_s),
-                self.timeout_s)
+            work = self.executor.submit(_decide, level, view, seed, factor, self.think_s)
+            # Counted until the work itself ends, not until this caller stops waiting: a
+            # decision that ran out of time still holds its worker, and the next decisions'
+            # budgets must see that (crowded_factor).
+            work.add_done_callback(lambda _: self._finished(loop))
+            action = await asyncio.wait_for(asyncio.wrap_future(work), self.timeout_s)
         except TimeoutError:
             self.timeouts += 1
             log.error("bot %s took over %s s for seat %s; the %s move instead", level,
@@ -166,9 +170,19 @@ class BotRunner:
             log.exception("bot %s failed to decide for seat %s", level, view.get("viewer"))
             return _fallback(view, seed)
         finally:
-            self.in_flight -= 1
+            if work is None:
+                self.in_flight -= 1         # never submitted: nothing will call back
         self.decisions += 1
         return action
+
+    def _finished(self, loop: asyncio.AbstractEventLoop) -> None:
+        """A decision's work ended (answered, failed, or cancelled while queued); called on
+        the pool's thread, so the count changes on the loop's."""
+        def done() -> None:
+            self.in_flight -= 1
+        # A closed loop: the server is gone and nobody counts any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(done)
 
     def signals(self, level: str, view: dict[str, Any], seed: str) -> list[Signal]:
         """Signals are a cheap rule of thumb (R15): computed inline."""

@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import threading
 
-from server import bots
+import pytest
+
+from server import botrunner, bots
 from server.botrunner import (
     BOT_NICENESS,
     FALLBACK_LEVEL,
@@ -105,4 +108,37 @@ async def test_the_pool_caps_a_search_bots_thinking_time() -> None:
     try:
         assert await runner.decide("expert", v, "s", 1.0) == hurried
     finally:
+        runner.close()
+
+
+async def test_a_decision_out_of_time_counts_as_thinking_until_its_worker_is_free(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A decision that ran out of time is answered with the greedy move at once, but its
+    search goes on holding a worker until it ends: it counts in ``in_flight`` (what the next
+    decisions' budgets are cut by, crowded_factor, and /healthz's bots_thinking) until
+    then, and no longer."""
+    started, release = threading.Event(), threading.Event()
+
+    def stuck(*_args: object) -> None:
+        started.set()
+        release.wait(30)
+
+    monkeypatch.setattr(botrunner, "_decide", stuck)
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 2)
+    seat = m.to_act
+    assert seat is not None
+    runner = BotRunner(workers=0, timeout_s=0.05)          # threads: the patch applies
+    try:
+        action = await runner.decide("expert", view(m, seat), "s", 1.0)
+        assert isinstance(action, Play) and runner.timeouts == 1
+        assert started.is_set()
+        assert runner.in_flight == 1           # still thinking on its worker (bots_thinking)
+        release.set()
+        # The count drops on the loop once the worker's thread hands the end over
+        # (call_soon_threadsafe); there is no event to wait on but the count itself.
+        async with asyncio.timeout(10):
+            while runner.in_flight:  # noqa: ASYNC110
+                await asyncio.sleep(0.005)
+    finally:
+        release.set()
         runner.close()
