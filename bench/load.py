@@ -1,9 +1,10 @@
 """Load harness (issue 11): many tables of network clients against real server processes.
 
     python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
-                         [--seconds 60] [--client-processes K]
+                         [--seconds 60] [--client-processes K] [--appendfsync everysec]
 
-Starts a Valkey store (append-only, fsync on every write: the embedded store's default),
+Starts a Valkey store (append-only, fsync on every write: the embedded store's default;
+``--appendfsync everysec`` for a control run that shows what the disk costs),
 ``aluette-server --workers N`` on it, and a bare websockets echo server (the baseline),
 then T tables of four network clients (or, with ``--bots``, one client and three ``expert``
 bots). Clients play their turns at human pace (a card 0.5-1.5 s after their turn comes) or
@@ -367,6 +368,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--client-processes", type=int, default=0)
     ap.add_argument("--bot-workers", type=int, default=2)
+    ap.add_argument("--appendfsync", choices=("always", "everysec"), default="always",
+                    help="the store's durability: always (the server's default, an fsync "
+                    "per commit) or everysec (a control run: what the disk costs)")
     ap.add_argument("--busy-lag-ms", type=float, default=250.0,
                     help="the servers' admission control (0: off)")
     ap.add_argument("--idle", type=int, default=0, metavar="N",
@@ -377,7 +381,7 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="aluette-load-"))
     store = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True, appendonly="yes",
-                         appendfsync="always")
+                         appendfsync=args.appendfsync)
     store.start(timeout=30)
     port, echo_port = free_port(), free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -436,7 +440,8 @@ def main() -> None:
             "tables": args.tables,
             "tables_playing_at_start": sum(res["started_in_time"] for res in results),
             "connections": conns, "processes": args.processes,
-            "pace": args.pace, "bots": args.bots, "seconds": round(elapsed, 1),
+            "pace": args.pace, "appendfsync": args.appendfsync, "bots": args.bots,
+            "seconds": round(elapsed, 1),
             "commands": commands, "commands_per_s": round(commands / elapsed, 1),
             "errors": sum(len(res["errors"]) for res in results),
             "error_codes": dict(__import__("collections").Counter(
