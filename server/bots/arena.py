@@ -366,6 +366,7 @@ def _load_saved(parser: argparse.ArgumentParser, path: Path,
     try:
         saved = json.loads(path.read_text())
         pairs = [(float(a), float(b)) for a, b in saved["pairs"]]
+        share = float(saved["a_share"])
         same = (saved["deals"], str(saved["seed"]), saved["b"]) == (
             args.deals, str(args.seed), args.b)
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -373,7 +374,7 @@ def _load_saved(parser: argparse.ArgumentParser, path: Path,
     if not same:
         parser.error(f"--against {path}: saved with --deals {saved['deals']} --seed "
                      f"{saved['seed']} --b {saved['b']}; the same deals are needed")
-    return {"a_share": float(saved["a_share"]), "pairs": pairs}
+    return {"a_share": share, "pairs": pairs}
 
 
 if __name__ == "__main__":
