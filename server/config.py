@@ -250,10 +250,10 @@ def parse_settings(argv: Sequence[str] | None = None,
             value = kind(raw) if raw not in (None, "") else default
         except ValueError:
             parser.error(f"{ENV[f.name]}={raw!r} is not a valid {kind.__name__}")
-        flag = flag_of(f.name).removeprefix("--")
+        flag = flag_of(f.name)
         parser.add_argument(
-            "--" + flag, dest=f.name, type=kind, default=value,
-            metavar=flag.upper().replace("-", "_"),
+            flag, dest=f.name, type=kind, default=value,
+            metavar=flag.removeprefix("--").upper().replace("-", "_"),
             help=f"{HELP[f.name]} (env {ENV[f.name]}; default {default!s:.40})",
         )
     args = parser.parse_args(argv)

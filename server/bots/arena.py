@@ -329,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.a is None or args.b is None:
         parser.error("--a and --b are required")
-    before = _load_saved(parser, args.against, args) if args.against else None
+    before = _load_saved(parser, args.against, args, options) if args.against else None
     result = run(args.a, args.b, args.deals, args.seed, options, budget, args.workers)
     doc = summary(args.a, args.b, args.deals, result, args.match_deals)
     pairs = [(p.a, p.b) for p in result.pairs]
@@ -360,20 +360,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _load_saved(parser: argparse.ArgumentParser, path: Path,
-                args: argparse.Namespace) -> dict[str, Any]:
-    """A run saved by ``--save``, checked to be on the same deals as this one."""
+def _load_saved(parser: argparse.ArgumentParser, path: Path, args: argparse.Namespace,
+                options: dict[str, object]) -> dict[str, Any]:
+    """A run saved by ``--save``, checked to be on the same deals, with the same table
+    options (signals, chanter, mordienne, match length), as this one."""
     try:
         saved = json.loads(path.read_text())
         pairs = [(float(a), float(b)) for a, b in saved["pairs"]]
         share = float(saved["a_share"])
-        same = (saved["deals"], str(saved["seed"]), saved["b"]) == (
-            args.deals, str(args.seed), args.b)
+        same = (saved["deals"], str(saved["seed"]), saved["b"], saved["options"]) == (
+            args.deals, str(args.seed), args.b, options)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         parser.error(f"--against {path}: not a run saved by --save ({exc})")
     if not same:
         parser.error(f"--against {path}: saved with --deals {saved['deals']} --seed "
-                     f"{saved['seed']} --b {saved['b']}; the same deals are needed")
+                     f"{saved['seed']} --b {saved['b']} and options {saved['options']}; the "
+                     "same deals under the same rules are needed")
     return {"a_share": share, "pairs": pairs}
 
 

@@ -167,6 +167,10 @@ def test_arena_compares_with_a_saved_run(tmp_path: Path,
         main(["--a", "easy", "--b", "random", "--deals", "5", "--seed", "7", "--against",
               str(saved)])
     assert "same deals" in capsys.readouterr().err
+    with pytest.raises(SystemExit):                   # the same deals, other rules (R16)
+        main(["--a", "easy", "--b", "random", "--deals", "4", "--seed", "7", "--signals",
+              "private", "--against", str(saved)])
+    assert "same rules" in capsys.readouterr().err
     saved.write_text('{"pairs": [[1, 0]]}')            # not what --save writes
     with pytest.raises(SystemExit):
         main(["--a", "easy", *common, "--against", str(saved)])
