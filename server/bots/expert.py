@@ -211,6 +211,10 @@ def playout(
         rand = iter(draws).__next__
     else:
         rand = rng.random if rng is not None else (lambda: 1.0)
+    # The last trick is forced (one card in every hand, R10), so it is scored straight from
+    # the four cards. Unless the rollout draws from the caller's rng, skipping those four
+    # plays changes nothing, not even which random numbers the caller sees next.
+    forced_last = draws is not None or not (noise or partner_noise)
     top, count, holder = 0, 0, -1
     for i, st in enumerate(trick):
         if st > top:
@@ -219,6 +223,11 @@ def playout(
             count += 1
     pos = len(trick)
     while True:
+        if pos == 0 and forced_last and len(winners) == TRICKS_PER_DEAL - 1:
+            cards = [h.pop() for h in hands]
+            top = max(cards)
+            winners.append(cards.index(top) if cards.count(top) == 1 else None)
+            return winners
         while pos < 4:
             seat = (leader + pos) & 3
             hand = hands[seat]
@@ -306,10 +315,26 @@ def deal_utility(view: View, team: int) -> list[float]:
 
 
 def team_value(winners: list[int | None], team: int, mordienne_on: bool) -> int:
-    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a)."""
-    winner, points, _counts = deal_outcome(winners, mordienne_on)
-    if winner is None:
-        return 0
+    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a).
+
+    Called once per playout, so the common case is counted at C speed: one seat with the
+    most tricks is the deal winner (R12) and scores mordienne when its tricks are the last
+    ones in a row (R13, R13a). A tie for the most tricks goes to the rules' own
+    :func:`~server.game.rules.deal_outcome`, which knows who reached the count first.
+    """
+    counts = [winners.count(0), winners.count(1), winners.count(2), winners.count(3)]
+    top = max(counts)
+    if top == 0:
+        return 0                                    # R12: all nine tricks spoiled
+    if counts.count(top) == 1:
+        winner = counts.index(top)
+        n = len(winners)
+        points = 2 if (mordienne_on and top >= 2 and n == TRICKS_PER_DEAL
+                       and winners[n - top:].count(winner) == top) else 1
+    else:
+        winner_or_none, points, _counts = deal_outcome(winners, mordienne_on)
+        assert winner_or_none is not None
+        winner = winner_or_none
     return points if winner % 2 == team else -points
 
 

@@ -213,3 +213,29 @@ def test_prepared_sampler_deals_what_the_one_shot_routine_dealt(k: Knowledge, se
             # A signal's card, or an ace a count placed, wins over a contradicting ban.
             banned = {c for c in cards if c not in ACES or s not in k.aces_exact}
             assert not banned & set(world[s]) - k.must_have.get(s, set())
+
+
+def test_the_forced_last_trick_is_scored_as_if_it_were_played() -> None:
+    """R10-R11: the shortcut that scores the ninth trick from the last four cards gives the
+    winners the full loop gives: a rollout fed the same numbers as its draws (shortcut) and
+    from its rng (no shortcut, since skipping plays would move the rng) plays the same deal,
+    whoever leads and however many cards of the trick are already down."""
+    for seed in range(60):
+        hands = _deal(seed)
+        numbers = [random.Random(seed).random() for _ in range(36)]
+        for leader in range(4):
+            a = playout([list(h) for h in hands], leader, [], [], 0.5, None, list(numbers))
+            b = playout([list(h) for h in hands], leader, [], [], 0.5,
+                        _Replay(numbers), None)
+            assert a == b and len(a) == 9
+
+
+class _Replay(random.Random):
+    """An rng whose random() returns the given numbers in order."""
+
+    def __init__(self, numbers: list[float]) -> None:
+        super().__init__(0)
+        self._numbers = iter(numbers)
+
+    def random(self) -> float:
+        return next(self._numbers)
