@@ -23,6 +23,7 @@ BENCHES = {
     "bots.py": (["--deals", "1", "--think-ms", "80"], {"think_ms", "levels"}),
     "bot_regret.py": (["--pairs", "1", "--rollouts", "10", "--workers", "1"],
                       {"positions", "regret", "minus_default", "by_tricks"}),
+    "ceiling.py": (["--deals", "2", "--workers", "1"], {"deals", "b", "variants"}),
 }
 
 
