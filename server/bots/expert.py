@@ -315,26 +315,10 @@ def deal_utility(view: View, team: int) -> list[float]:
 
 
 def team_value(winners: list[int | None], team: int, mordienne_on: bool) -> int:
-    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a).
-
-    Called once per playout, so the common case is counted at C speed: one seat with the
-    most tricks is the deal winner (R12) and scores mordienne when its tricks are the last
-    ones in a row (R13, R13a). A tie for the most tricks goes to the rules' own
-    :func:`~server.game.rules.deal_outcome`, which knows who reached the count first.
-    """
-    counts = [winners.count(0), winners.count(1), winners.count(2), winners.count(3)]
-    top = max(counts)
-    if top == 0:
-        return 0                                    # R12: all nine tricks spoiled
-    if counts.count(top) == 1:
-        winner = counts.index(top)
-        n = len(winners)
-        points = 2 if (mordienne_on and top >= 2 and n == TRICKS_PER_DEAL
-                       and winners[n - top:].count(winner) == top) else 1
-    else:
-        winner_or_none, points, _counts = deal_outcome(winners, mordienne_on)
-        assert winner_or_none is not None
-        winner = winner_or_none
+    """``team``'s points minus the other team's for a finished deal (R12, R13, R13a)."""
+    winner, points, _counts = deal_outcome(winners, mordienne_on)
+    if winner is None:
+        return 0
     return points if winner % 2 == team else -points
 
 

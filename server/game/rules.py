@@ -112,29 +112,33 @@ def deal_outcome(winners: Sequence[int | None], mordienne_on: bool = True
                  ) -> tuple[int | None, int, list[int]]:
     """R12, R13, R13a in one place: (deal winner or None, points it scores, trick counts).
 
-    Lean on purpose: the bots' search calls it once per playout.
+    Lean on purpose: the bots' search calls it once per playout, so the common case, one
+    seat alone with the most tricks, is counted at C speed; only a tie for the most tricks
+    walks the deal to find who reached the count first.
     """
-    counts = [0, 0, 0, 0]
-    reached_at = [0, 0, 0, 0]
-    for i, w in enumerate(winners):
-        if w is not None:
-            counts[w] += 1
-            reached_at[w] = i
+    counts = [winners.count(0), winners.count(1), winners.count(2), winners.count(3)]
     top = max(counts)
     if top == 0:
         return None, 0, counts                      # R12: all tricks spoiled
-    # R12: among seats with the most tricks, the one that won its M-th trick earliest.
-    winner = -1
-    for s in range(4):
-        if counts[s] == top and (winner < 0 or reached_at[s] < reached_at[winner]):
-            winner = s
+    if counts.count(top) == 1:
+        winner = counts.index(top)
+    else:
+        # R12: among seats with the most tricks, the one that won its M-th trick earliest.
+        reached = [0, 0, 0, 0]
+        winner = -1
+        for w in winners:
+            if w is not None:
+                reached[w] += 1
+                if reached[w] == top:
+                    winner = w
+                    break
     # R13/R13a: the winner's tricks are exactly the last k >= 2, in a row up to trick 9.
     n = len(winners)
     mordienne = (
         mordienne_on
         and top >= 2
         and n == TRICKS_PER_DEAL
-        and all(w == winner for w in winners[n - top :])
+        and winners[n - top:].count(winner) == top
     )
     return winner, 2 if mordienne else 1, counts
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from game_kit import hands_of, make_match, play_script, play_trick, script_for
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server.game import ALL_CARDS, STRENGTH, Match, Phase, Play, left_of, rules, team_of
 from server.game.rules import score_deal, trick_winner
@@ -171,6 +173,40 @@ def test_r13_mordienne_cases(
     off = score_deal(winners, mordienne_on=False)
     assert off.winner == deal_winner and not off.mordienne
     assert sum(off.points) == 1 and off.points[team_of(deal_winner)] == 1
+
+
+def _deal_outcome_as_written(winners: list[int | None], mordienne_on: bool
+                             ) -> tuple[int | None, int, list[int]]:
+    """R12, R13, R13a spelled out trick by trick, as the rule book words them."""
+    counts = [0, 0, 0, 0]
+    reached_at = [0, 0, 0, 0]           # the trick at which each seat won its latest trick
+    for i, w in enumerate(winners):
+        if w is not None:
+            counts[w] += 1
+            reached_at[w] = i
+    most = max(counts)
+    if most == 0:
+        return None, 0, counts
+    # R12: of the seats with the most tricks, the one that reached that many first.
+    winner = min((s for s in range(4) if counts[s] == most), key=lambda s: reached_at[s])
+    # R13/R13a: its tricks are the last `most` of the nine, in a row, and at least two.
+    tail = winners[len(winners) - most:]
+    mordienne = (mordienne_on and most >= 2 and len(winners) == 9
+                 and all(w == winner for w in tail))
+    return winner, 2 if mordienne else 1, counts
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([None, 0, 1, 2, 3]), min_size=9, max_size=9),
+       st.booleans())
+def test_r12_r13_deal_outcome_matches_the_rule_as_written(
+    winners: list[int | None], mordienne_on: bool
+) -> None:
+    """R12, R13, R13a: the scorer's counted shortcut (the bots' search calls it once per
+    playout) decides every deal as the trick-by-trick wording does, ties for the most
+    tricks included."""
+    assert rules.deal_outcome(winners, mordienne_on) == _deal_outcome_as_written(
+        winners, mordienne_on)
 
 
 def test_r13a_sweep_scores_two() -> None:
