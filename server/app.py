@@ -96,18 +96,6 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
     return process_request
 
 
-async def _handler(hub: Hub, ws: ServerConnection) -> None:
-    assert isinstance(ws, GuardedConnection)
-    if ws.refusal is not None:
-        code, reason = ws.refusal
-        with contextlib.suppress(Exception):
-            async with asyncio.timeout(hub.settings.close_timeout_s):
-                await ws.close(int(code), reason)
-        ws.transport.abort()
-        return
-    await serve_connection(hub, ws)
-
-
 def storage_config(settings: Settings) -> StorageConfig:
     return StorageConfig(redis_url=settings.redis_url, data_dir=settings.data_dir,
                          key_prefix=settings.key_prefix)
@@ -122,7 +110,7 @@ async def running(settings: Settings) -> AsyncIterator[Running]:
         limits = WireLimits(settings.max_send_buffer, settings.drain_timeout_s,
                             settings.close_timeout_s, settings.max_pings_per_second)
         async with serve(
-            functools.partial(_handler, hub),
+            functools.partial(serve_connection, hub),
             settings.host, settings.port,
             create_connection=functools.partial(  # type: ignore[arg-type]
                 GuardedConnection, limits=limits, count=hub.count),

@@ -22,6 +22,10 @@ same version-checked commit; what this module adds:
   sharded channel in the same Lua script (one round trip per command); the processes that
   hold the table read them (``SSUBSCRIBE``) and deliver to their own viewers. A process
   that misses a message notices it by the version and reads the table's event log.
+
+The cluster knows the tables this process holds only through :class:`Directory` (the
+lobby is one), and a table knows the cluster only as its ``Membership``
+(:mod:`server.table.presence`): neither imports the other.
 """
 
 from __future__ import annotations
@@ -32,33 +36,50 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-import msgpack
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from server.store import StorageUnavailable, Store
+from server.store.bus import sender_of
 
 from .config import Settings
 from .supervisor import Supervisor
 
-if TYPE_CHECKING:
-    from .lobby import Lobby
-
 log = logging.getLogger(__name__)
 
 
-def sender_of(message: bytes) -> str | None:
-    """The process that published a table's message (its first element), read without
-    decoding the rest: a process drops its own commits, which it has delivered already."""
-    try:
-        unpacker = msgpack.Unpacker(raw=False)
-        unpacker.feed(message)
-        unpacker.read_array_header()
-        sender = unpacker.unpack()
-    except (ValueError, msgpack.UnpackException, msgpack.OutOfData):
-        return None
-    return sender if isinstance(sender, str) else None
+class HeldTable(Protocol):
+    """A table as the cluster sees it: whether this process runs it, and a way in for the
+    other processes' commits."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def owned(self) -> bool: ...
+
+    def set_owned(self, owned: bool) -> None: ...
+
+    async def take_over(self) -> None: ...
+
+    async def refresh_presence(self) -> None: ...
+
+    def hear(self, message: bytes | None) -> None: ...
+
+
+class Directory(Protocol):
+    """The tables this process holds (the lobby): what the keeper and the bus go through."""
+
+    def held(self) -> Sequence[HeldTable]:
+        """A snapshot of the tables held now (a copy: awaiting while walking it is safe
+        however many tables are made meanwhile)."""
+
+    def get(self, table_id: str) -> HeldTable | None: ...
+
+    async def load(self, table_id: str) -> HeldTable | None: ...
 
 
 class Cluster:
@@ -94,10 +115,10 @@ class Cluster:
         with contextlib.suppress(StorageUnavailable):
             await self.store.leave(self.process)
 
-    def start(self, lobby: Lobby) -> None:
-        self.supervisor.spawn("cluster keeper", self._keep(lobby))
+    def start(self, tables: Directory) -> None:
+        self.supervisor.spawn("cluster keeper", self._keep(tables))
         self.supervisor.spawn("presence writer", self._write_presence())
-        self.supervisor.spawn("event bus", self._bus(lobby))
+        self.supervisor.spawn("event bus", self._bus(tables))
 
     # ------------------------------------------------------------------ presence
 
@@ -125,6 +146,16 @@ class Cluster:
     def alive(self, field: str) -> bool:
         return field.partition("|")[0] in self.live
 
+    def others_alive(self) -> bool:
+        return len(self.live) > 1
+
+    def heard(self, lag_ms: float, *, gap: bool) -> None:
+        """A table heard another process's commit, ``lag_ms`` after it was sent; ``gap``:
+        one was missed before it (the table catches up from its log)."""
+        self.last_lag_ms = lag_ms
+        if gap:
+            self.gaps += 1
+
     # ------------------------------------------------------------------ events
 
     def watch(self, table_id: str) -> None:
@@ -136,7 +167,7 @@ class Cluster:
         self._watch.discard(table_id)
         self._changed.set()
 
-    async def _bus(self, lobby: Lobby) -> None:
+    async def _bus(self, tables: Directory) -> None:
         """Sharded pub/sub: one subscription per held table; on any trouble, subscribe
         again and let every table catch up from its log (nothing is lost, only late)."""
         while not self.closed:
@@ -145,9 +176,9 @@ class Cluster:
             try:
                 for tid in list(self._watch):
                     await self._sub(pubsub, tid)
-                    table = lobby.tables.get(tid)
+                    table = tables.get(tid)
                     if table is not None:
-                        table.inbox.put_nowait(None)      # catch up whatever was missed
+                        table.hear(None)      # catch up whatever was missed
                 self._changed.set()
                 while not self.closed:
                     if self._changed.is_set():
@@ -172,9 +203,9 @@ class Cluster:
                         continue        # our own commit, already delivered here
                     channel = msg["channel"].decode()
                     tid = channel.split("{t:", 1)[1].split("}", 1)[0]
-                    table = lobby.tables.get(tid)
+                    table = tables.get(tid)
                     if table is not None:
-                        table.inbox.put_nowait(msg["data"])
+                        table.hear(msg["data"])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -182,7 +213,7 @@ class Cluster:
                 await asyncio.sleep(0.5)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def _sub(self, pubsub: Any, table_id: str) -> None:
         await pubsub.ssubscribe(self.store.keys.events(table_id))
@@ -190,12 +221,12 @@ class Cluster:
 
     # ------------------------------------------------------------------ leases
 
-    async def _keep(self, lobby: Lobby) -> None:
+    async def _keep(self, tables: Directory) -> None:
         """Beat, renew what this process owns, take over tables nobody owns, and refresh
         the presence counts of owned tables: every ``lease_renew_s``."""
         while not self.closed:
             try:
-                await self.keep_once(lobby)
+                await self.keep_once(tables)
             except asyncio.CancelledError:
                 raise
             except StorageUnavailable as exc:
@@ -204,7 +235,7 @@ class Cluster:
                 log.exception("cluster keeper failed; trying again")
             await asyncio.sleep(self.settings.lease_renew_s)
 
-    async def keep_once(self, lobby: Lobby, *, full: bool = False) -> None:
+    async def keep_once(self, tables: Directory, *, full: bool = False) -> None:
         """One beat: this process's heartbeat renews every lease it holds at once (a lease
         is worth what its holder's heartbeat is), then one read of every table's holder:
         tables this process lost are let go, tables whose holder stopped beating (or that
@@ -223,9 +254,7 @@ class Cluster:
         # every ~10 s for tables made elsewhere, not every beat.
         if not (full or changed or stalled or self._ticks % 10 == 1):
             if len(self.live) > 1:
-                for table in lobby.tables.values():
-                    if table.owned and not table.closed:
-                        await table.refresh_presence()
+                await self._refresh_owned(tables)
             return
         ids = await store.table_ids()
         holders = await store.lease_holders(
@@ -234,7 +263,7 @@ class Cluster:
         # after the read. Where the store and a table's belief differ, read those leases
         # again (one round trip) and judge on that.
         differ = [i for i, (tid, holder) in enumerate(zip(ids, holders, strict=True))
-                  if (t := lobby.tables.get(tid)) is not None and not t.closed
+                  if (t := tables.get(tid)) is not None and not t.closed
                   and t.owned != (holder == self.process)]
         if differ:
             fresh = await store.lease_holders([ids[i] for i in differ])
@@ -242,7 +271,7 @@ class Cluster:
                 holders[i] = holder
         mine = 0
         for tid, holder in zip(ids, holders, strict=True):
-            table = lobby.tables.get(tid)
+            table = tables.get(tid)
             if table is not None and not table.closed and table.owned and holder != self.process:
                 self.leases_lost += 1
                 log.warning("table %s: lease lost to %s; that process runs it now", tid,
@@ -262,12 +291,12 @@ class Cluster:
                 break
             if holder is not None and holder in self.live:
                 continue
-            table = lobby.tables.get(tid)
+            table = tables.get(tid)
             if table is not None and table.closed:
                 continue
             if not await store.take_lease(tid, self.process, holder, s.table_key_ttl_s):
                 continue
-            table = table or await lobby.load(tid)
+            table = table or await tables.load(tid)
             if table is None:
                 await store.release_lease(tid, self.process)
                 continue
@@ -277,9 +306,15 @@ class Cluster:
             log.info("table %s: this process (%s) runs it now (after %s)", tid, self.process,
                      holder or "nobody")
         if len(self.live) > 1:       # alone, this process's own counts are complete
-            for table in lobby.tables.values():
-                if table.owned and not table.closed:
-                    await table.refresh_presence()
+            await self._refresh_owned(tables)
+
+    @staticmethod
+    async def _refresh_owned(tables: Directory) -> None:
+        """The presence counts of the tables this process runs (other processes'
+        connections count too). Walks a snapshot: tables made meanwhile wait a beat."""
+        for table in tables.held():
+            if table.owned and not table.closed:
+                await table.refresh_presence()
 
     async def acquire(self, table_id: str) -> bool:
         """A table this process just created is its own to run."""

@@ -10,9 +10,11 @@ TCP pushes back on a client that sends faster).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 import protocol
@@ -20,7 +22,6 @@ from protocol import AluetteError, CloseCode, CommandError, ErrorCode, ServiceEr
 from protocol.session import Close, CommandReceived, HelloReceived, Send, ServerSession
 
 from .hub import Hub
-from .lobby import table_id_for
 from .wire import Client, GuardedConnection
 
 log = logging.getLogger(__name__)
@@ -29,8 +30,17 @@ log = logging.getLogger(__name__)
 TOUCH_EVERY_S = 3600
 
 
-async def serve_connection(hub: Hub, ws: GuardedConnection) -> None:
-    """Hello within the timeout, then every frame in order, until the connection ends."""
+async def serve_connection(hub: Hub, ws: ServerConnection) -> None:
+    """Hello within the timeout, then every frame in order, until the connection ends; a
+    connection the handshake refused (a limit) is closed at once."""
+    assert isinstance(ws, GuardedConnection)
+    if ws.refusal is not None:
+        code, reason = ws.refusal
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(hub.settings.close_timeout_s):
+                await ws.close(int(code), reason)
+        ws.transport.abort()
+        return
     s = hub.settings
     session = ServerSession(now=time.monotonic(), rate_per_second=s.rate_per_second,
                             rate_burst=s.rate_burst)
@@ -88,7 +98,6 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
 
 async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     """Carry out one command; its reply (and any events) go out in the documented order."""
-    session = client.session
     try:
         if hub.closing:
             raise ServiceError(ErrorCode.SHUTTING_DOWN, "the server is restarting; nothing was "
@@ -98,42 +107,47 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             if not await hub.sessions.confirm(client):
                 client.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
                 return
-        lobby = hub.lobby
-        if isinstance(cmd, protocol.ListTables):
-            client.send(session.ok(cmd.id, await lobby.page(client.player, cmd.cursor,
-                                                           cmd.limit)))
-        elif isinstance(cmd, protocol.CreateTable):
-            await lobby.create(client, client.address, cmd)
-            created = lobby.tables.get(table_id_for(client.player, cmd.id))
-            if created is not None and client in created.viewers:
-                client.tables.add(created.id)
-        elif isinstance(cmd, protocol.GetRecord):
-            client.send(session.ok(cmd.id, await lobby.record(client.player, cmd.table,
-                                                              cmd.match)))
-        else:
-            table_id = getattr(cmd, "table", None)
-            if not isinstance(table_id, str):
-                raise CommandError(ErrorCode.UNKNOWN_TYPE,
-                                   f"{type(cmd).__name__} is not a command this server takes")
-            if isinstance(cmd, protocol.Resume) and cmd.token != client.token:
-                raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
-                                   "current token (the one in your latest welcome)")
-            table = await lobby.find(table_id)
-            if isinstance(cmd, protocol.Rematch):
-                async with lobby.reopening(table):
-                    await table.command(client, cmd)
-            else:
-                await table.command(client, cmd)
-            if client in table.viewers:
-                client.tables.add(table.id)
-            else:
-                client.tables.discard(table.id)
+        await _route(hub, client, cmd)
     except AluetteError as exc:
-        client.send(session.error(cmd.id, exc))
+        client.refuse(cmd.id, exc)
     except Exception:
         log.exception("internal error on %s", type(cmd).__name__)
-        client.send(session.error(cmd.id, ServiceError(
-            ErrorCode.INTERNAL_ERROR, "internal error; nothing was changed")))
+        client.refuse(cmd.id, ServiceError(ErrorCode.INTERNAL_ERROR,
+                                           "internal error; nothing was changed"))
+
+
+async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
+    """The lobby's commands go to the lobby; every other names its table."""
+    lobby, tables = hub.lobby, hub.lobby.registry
+    match cmd:
+        case protocol.ListTables(cursor=cursor, limit=limit):
+            client.reply(cmd.id, await lobby.page(client.player, cursor, limit))
+            return
+        case protocol.CreateTable():
+            table = await lobby.create(client, client.address, cmd)
+        case protocol.GetRecord(table=table_id, match=match):
+            client.reply(cmd.id, await lobby.record(client.player, table_id, match))
+            return
+        case protocol.Resume(token=token) if token != client.token:
+            raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
+                               "current token (the one in your latest welcome)")
+        case protocol.Rematch(table=table_id):
+            table = await tables.find(table_id)
+            async with lobby.reopening(table):
+                await table.command(client, cmd)
+        case protocol.Join() | protocol.Leave() | protocol.AddBot() | protocol.RemoveBot() \
+                | protocol.Spectate() | protocol.Start() | protocol.Play() \
+                | protocol.ChanterVote() | protocol.Discard() | protocol.Signal() \
+                | protocol.Chat() | protocol.Mute() | protocol.Resume():
+            table = await tables.find(cmd.table)
+            await table.command(client, cmd)
+        case _:
+            raise CommandError(ErrorCode.UNKNOWN_TYPE,
+                               f"{type(cmd).__name__} is not a command this server takes")
+    if client in table.viewers:
+        client.tables.add(table.id)
+    else:
+        client.tables.discard(table.id)
 
 
 async def disconnected(hub: Hub, client: Client) -> None:

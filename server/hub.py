@@ -22,6 +22,7 @@ from .lobby import Lobby
 from .looplag import LoopLag
 from .sessions import Sessions
 from .supervisor import Supervisor
+from .table import Table
 from .wire import Client, ConnectionCount
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class Hub:
         self._closed = False
 
     @property
-    def tables(self) -> dict[str, Any]:
+    def tables(self) -> dict[str, Table]:
         return self.lobby.tables
 
     async def __aenter__(self) -> Hub:

@@ -20,17 +20,20 @@ import contextlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
-from protocol import CloseCode
-from protocol.session import RateLimiter, Send, ServerSession
+import protocol
+from protocol import AluetteError, CloseCode, EventPayload
+from protocol.results import Result
+from protocol.session import RateLimiter, Send, SequenceGap, ServerSession
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +141,7 @@ class Client:
     """One connection as tables and sessions see it (a :class:`~server.viewer.Viewer`)."""
 
     def __init__(self, ws: GuardedConnection, session: ServerSession,
-                 spawn: Callable[[str, Awaitable[Any]], Any]) -> None:
+                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any]) -> None:
         self.ws = ws
         self.session = session
         self.address = ws.client_address
@@ -184,6 +187,47 @@ class Client:
                 return
         if ws.buffered() > ws.limits.max_send_buffer:
             self.drop(CloseCode.SLOW_READER, "too far behind; reconnect and resume")
+
+    # -- what tables tell a viewer (server/viewer.py); the session makes the frames
+
+    def reply(self, cid: int, result: Result) -> None:
+        self.send(self.session.ok(cid, result))
+
+    def reply_stored(self, cid: int, result: bytes) -> None:
+        self.send(Send(protocol.encode(protocol.Ok(id=cid, result=msgspec.Raw(result)))))
+
+    def refuse(self, cid: int | None, exc: AluetteError) -> None:
+        self.send(self.session.error(cid, exc))
+
+    def events(self, table: str, first_seq: int, payloads: Sequence[bytes]) -> bool:
+        frames = []
+        try:
+            for seq, payload in enumerate(payloads, first_seq):
+                out = self.session.event(table, seq, payload)
+                if out is not None:
+                    frames.append(out)
+        except SequenceGap as gap:
+            log.error("table %s: sequence gap for %s (%s)", table, self.player_id, gap)
+            return False
+        self.send_all(frames)
+        return True
+
+    def rebase(self, table: str, seq: int, payloads: Sequence[EventPayload]) -> None:
+        self.send_all(self.session.rebase(table, seq, payloads))
+
+    def begin_resume(self, table: str) -> None:
+        self.session.begin_catchup(table)
+
+    def end_resume(self, table: str, cid: int, result: Result,
+                   replay: list[tuple[int, bytes]] | None,
+                   head: tuple[int, Sequence[EventPayload]] | None, upto: int) -> bool:
+        snapshot = (head[0], list(head[1])) if head is not None else None
+        self.send_all(self.session.finish_resume(table, self.session.ok(cid, result), replay,
+                                                 snapshot, upto))
+        return not self.session.needs_snapshot
+
+    def forget(self, table: str) -> None:
+        self.session.forget(table)
 
     def drop(self, code: CloseCode, reason: str) -> None:
         """Close soon: a close handshake bounded by ``close_timeout_s``, else an abort. A

@@ -27,6 +27,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import scripts
+from server.store.bus import CLOSED, TableCommit
 from server.store.client import unavailable_on_error
 from server.store.errors import StorageUnavailable, VersionConflict
 from server.store.keys import Keys, check_token_hash
@@ -402,11 +403,9 @@ class Store:
 
     async def publish_closed(self, table_id: str, process: str) -> None:
         """Tell the other processes a table is gone (its keys were just deleted)."""
-        import msgpack
-
+        closed = TableCommit(process, CLOSED, b"", [], time.time())
         with unavailable_on_error(f"publish {table_id}"):
-            await self.redis.spublish(self.keys.events(table_id),
-                                      msgpack.packb([process, -1, b"", [], time.time()]))
+            await self.redis.spublish(self.keys.events(table_id), closed.encode())
 
     async def heartbeat(self, process: str, now: float) -> None:
         with unavailable_on_error("heartbeat"):

@@ -35,7 +35,7 @@ from protocol.results import TableResult
 from protocol.session import RateLimiter
 
 from .mutations import Watchers, Work
-from .tablestate import TableState
+from .state import TableState
 
 #: Per-player counters and mute lists kept for players no longer at the table, past which
 #: the oldest are dropped (a stranger who watched and chatted must not grow the document

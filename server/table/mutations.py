@@ -1,7 +1,7 @@
 """What each table command does to a table's working copy: pure, typed, no I/O.
 
 Every function takes a :class:`Work` (a copy of the table's document and match, made by the
-actor in :mod:`.table`), checks everything it needs, changes the copy, records the events
+table in :mod:`.actor`), checks everything it needs, changes the copy, records the events
 it caused and returns the command's typed ``ok`` result. A refusal raises an
 :class:`~protocol.AluetteError` (a ``CommandError`` here, a ``RuleError`` from the engine);
 the copy is then thrown away, so a refused command changes nothing. Nothing here knows a
@@ -11,6 +11,7 @@ connection, a lock or Redis exists: the actor commits the copy, then replies, th
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from protocol.results import LeaveResult, SeatResult, TableResult
 from server.game import Action, Match, fair
 from server.game.record import export_record
 
-from .tablestate import SeatState, SeedMaterial, TableState
+from .state import SeatState, SeedMaterial, TableState
 
 #: Bots get a name of the west coast by seat, so players can tell them apart.
 BOT_NAMES = ("Anne", "Yann", "Soizic", "Loïc")
@@ -382,25 +383,13 @@ def start_rematch_if_agreed(work: Work) -> None:
 # ---------------------------------------------------------------------------- the game
 
 
-def game_action(work: Work, player: str, cmd: protocol.Command) -> TableResult:
-    """play, chanter_vote, discard, signal: the engine decides (R9-R16)."""
-    from server.game import ChanterVote, Discard, Play, Signal
-
+def act(work: Work, player: str, action: Callable[[int], Action]) -> TableResult:
+    """play, chanter_vote, discard, signal: the engine decides (R9-R16) for the player's
+    seat (``action`` makes the engine action once the seat is known)."""
     seat = _need_seated(work, player)
     if work.match is None:
         raise CommandError(ErrorCode.WRONG_PHASE, "the match has not started")
-    action: Action
-    if isinstance(cmd, protocol.Play):
-        action = Play(seat, cmd.card)
-    elif isinstance(cmd, protocol.ChanterVote):
-        action = ChanterVote(seat, cmd.vote)
-    elif isinstance(cmd, protocol.Discard):
-        action = Discard(seat, tuple(cmd.cards))
-    elif isinstance(cmd, protocol.Signal):
-        action = Signal(seat, cmd.signal, cmd.n)
-    else:  # pragma: no cover - the dispatcher sends only these four here
-        raise CommandError(ErrorCode.UNKNOWN_TYPE, f"{type(cmd).__name__} is not a game action")
-    work.apply(action)
+    work.apply(action(seat))
     return TableResult(table=work.state.id)
 
 

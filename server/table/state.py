@@ -1,7 +1,7 @@
 """A table's persisted document: seats, options, the match, and its event counters.
 
 A typed msgspec struct, stored as msgpack with a format number. The table actor
-(:mod:`.table`) works on a copy per command and stores the copy before anything is
+(:mod:`.actor`) works on a copy per command and stores the copy before anything is
 acknowledged or sent.
 
 Event numbering (docs/PROTOCOL.md, "Sequence numbers"): every viewer has a sequence of
@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from protocol import ChatMessage, TableInfo, TableOptions
+from protocol import ChatMessage, TableInfo, TableOptions, encode
 from protocol.fields import BotLevel, SeatKind, TableStatus
 from protocol.views import SeatInfo
 from server.game import Options, fair
@@ -225,15 +225,40 @@ def _from_v1(data: dict[str, Any]) -> TableState:
     }, TableState)
 
 
-def lobby_entry(state: TableState, spectators: int) -> bytes:
+class LobbyEntry(msgspec.Struct, kw_only=True):
     """What the lobby of every process reads of a table (stored with each commit that
-    changes it): its public description, and what the limits and ``list_tables`` need."""
-    import msgpack
+    changes it): what the table limits and ``list_tables`` need, and its public
+    description, kept encoded until a page shows it."""
 
-    from protocol import encode
+    created: float
+    creator: str
+    private: bool
+    players: list[str]
+    status: TableStatus
+    info: bytes = b""
 
-    return msgpack.packb({  # type: ignore[no-any-return]
-        "created": state.created_at, "creator": state.creator, "private": state.private,
-        "players": state.humans(), "status": state.status,
-        "info": encode(state.info(spectators)),
-    })
+    @property
+    def open(self) -> bool:
+        return self.status in ("waiting", "playing")
+
+
+def lobby_entry(state: TableState, spectators: int, *, with_info: bool = True) -> LobbyEntry:
+    """The table's lobby entry now (``with_info``: its encoded ``TableInfo`` too)."""
+    return LobbyEntry(created=state.created_at, creator=state.creator, private=state.private,
+                      players=state.humans(), status=state.status,
+                      info=encode(state.info(spectators)) if with_info else b"")
+
+
+def encode_lobby_entry(entry: LobbyEntry) -> bytes:
+    return _ENCODER.encode(entry)
+
+
+def decode_lobby_entry(raw: bytes) -> LobbyEntry | None:
+    """A stored lobby entry, or None if it cannot be read."""
+    try:
+        return _ENTRY_DECODER.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+_ENTRY_DECODER = msgspec.msgpack.Decoder(LobbyEntry)

@@ -17,7 +17,7 @@ import protocol
 from client_cli.model import TableModel
 from server.game import ChanterVote, Discard, Match, Options, Play, Signal, view
 from server.game.views import spectator_view
-from server.tablestate import ENGINE_OPTIONS
+from server.table.state import ENGINE_OPTIONS
 
 WIRE_FIELDS = set(protocol.TableView.__struct_fields__)
 

@@ -187,7 +187,7 @@ async def test_bot_cost_is_capped_and_bots_pause_when_nobody_watches(url, server
     await ana.wait_event(lambda e: e["type"] == "card_played")
     await ana.call("leave", table=table)              # nobody watches any more
     assert not live.humans_watching()
-    assert live.next_due() is None                    # nothing is scheduled: bots paused
+    assert live.clock.due() is None                   # nothing is scheduled: bots paused
     async with live.lock:                             # (a move being stored finishes)
         version = live.version
     await ana.call("ping")

@@ -15,9 +15,9 @@ import msgpack
 
 from protocol import CHAT_HISTORY
 from server.app import running
-from server.chat import KEPT_FOR_ABSENT, sender_id
-from server.mutations import Work
-from server.tablestate import TableState
+from server.table.chat import KEPT_FOR_ABSENT, sender_id
+from server.table.mutations import Work
+from server.table.state import TableState
 
 from .conftest import server_settings
 from .netclient import NetClient
@@ -176,8 +176,8 @@ def test_a_strangers_counters_and_mutes_do_not_grow_the_table_forever():
     """Spectators who received a spectator's chat get a private counter; once they are
     gone, only the most recent ``KEPT_FOR_ABSENT`` are kept (the document stays bounded)."""
     from protocol import CreateTable
-    from server import chat
-    from server.mutations import new_table
+    from server.table import chat
+    from server.table.mutations import new_table
 
     state: TableState = new_table("t1", "ana", "Ana", CreateTable(id=1), 0.0, 1.0)
     for i in range(KEPT_FOR_ABSENT + 50):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgpack
 
-from server.cluster import sender_of
+from server.store.bus import sender_of
 
 
 def test_the_sender_is_read_without_the_rest_of_the_message() -> None:

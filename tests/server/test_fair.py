@@ -9,9 +9,9 @@ import asyncio
 from protocol import CreateTable
 from server.game import fair
 from server.game.record import verify_record
-from server.mutations import Work, begin_match, new_table
-from server.table import unpack_entry
-from server.tablestate import SeatState, TableState
+from server.store.bus import unpack_entry
+from server.table.mutations import Work, begin_match, new_table
+from server.table.state import SeatState, TableState
 from tests.records.snippet import check_fair
 
 from .players import autoplay

@@ -9,7 +9,7 @@ import pytest
 
 from server.game import ALL_CARDS
 from server.game.record import verify_record
-from server.tablestate import TableState
+from server.table.state import TableState
 
 from .netclient import ServerError
 from .players import autoplay, four_humans

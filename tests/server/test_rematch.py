@@ -207,12 +207,12 @@ async def test_bots_draw_fresh_randomness_in_each_match(server, connect):
     clients = [await connect(n) for n in ("Ana", "Bo", "Cy", "Di")]
     table_id = await four_humans(clients)
     table = server.hub.tables[table_id]
-    key_1, seeds_1 = table._turn_key, [table._bot_seed(s, "move") for s in range(4)]
+    key_1, seeds_1 = table.clock.turn, [table.clock.bot_seed(s, "move") for s in range(4)]
     await asyncio.gather(*(autoplay(c, table_id, i) for i, c in enumerate(clients)))
     for i, c in enumerate(clients):
         await c.call("rematch", table=table_id, contribution=CONTRIB[i])
     await clients[0].wait_event(lambda e: e["type"] == "deals_committed" and e["match"] == 2)
-    assert table._turn_key == key_1 is not None      # the same turn of the same deal
-    seeds_2 = [table._bot_seed(s, "move") for s in range(4)]
+    assert table.clock.turn == key_1 is not None     # the same turn of the same deal
+    seeds_2 = [table.clock.bot_seed(s, "move") for s in range(4)]
     assert all(a != b for a, b in zip(seeds_1, seeds_2, strict=True))
     assert len(set(seeds_2)) == 4

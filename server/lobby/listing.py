@@ -1,0 +1,148 @@
+"""The lobby as every process sees it: each table's entry, read from the store, and its pages.
+
+Every commit that changes a table's description stores its lobby entry
+(:class:`~server.table.state.LobbyEntry`), so ``list_tables`` and the table limits see the
+tables of every process. One read of all entries serves every lobby request for
+:data:`LOBBY_CACHE_S` (at 500 tables, every ``create_table`` of a busy second read the whole
+lobby); this process's own tables overlay it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+
+import msgpack
+import msgspec
+
+import protocol
+from protocol import CommandError, ErrorCode, ServiceError
+from protocol.results import SeatRef, TablesPage
+from server.store import StorageUnavailable, Store
+
+from ..table import Table
+from ..table.state import LobbyEntry, decode_lobby_entry, lobby_entry
+from .registry import Registry
+
+#: How long a process reuses the lobby it read from the store, in seconds.
+LOBBY_CACHE_S = 2.0
+
+#: Lobby order: tables with free seats first, then matches being played, then the rest.
+_STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
+
+SortKey = tuple[int, float, str]
+
+
+class Listing:
+    def __init__(self, store: Store, registry: Registry) -> None:
+        self.store = store
+        self.registry = registry
+        self._entries: dict[str, LobbyEntry] = {}
+        self._entries_at = -1.0
+        self._reading: asyncio.Future[None] | None = None
+        #: This process's tables' entries, made again only when the table changed.
+        self._local: dict[str, tuple[int, object, LobbyEntry]] = {}
+
+    async def entries(self, fresh: bool = False) -> dict[str, LobbyEntry]:
+        """Every table's lobby entry, read at most every ``LOBBY_CACHE_S`` (``fresh``:
+        now); this process's own tables overlay it at once."""
+        if fresh or time.monotonic() - self._entries_at > LOBBY_CACHE_S:
+            # One read at a time: commands that arrive while it is under way share it.
+            if self._reading is None:
+                self._reading = asyncio.ensure_future(self._read())
+                # Its waiters get its error; this retrieves it even if all were cancelled.
+                self._reading.add_done_callback(
+                    lambda f: None if f.cancelled() else f.exception())
+            reading = self._reading
+            try:
+                await asyncio.shield(reading)
+            finally:
+                if reading.done() and self._reading is reading:
+                    self._reading = None
+        merged = dict(self._entries)
+        for table in self.registry.held():
+            if not table.closed:
+                merged[table.id] = self._local_entry(table)
+            else:
+                merged.pop(table.id, None)
+        return merged
+
+    def forget(self, table_id: str) -> None:
+        self._local.pop(table_id, None)
+
+    def _local_entry(self, t: Table) -> LobbyEntry:
+        """This process's own view of one of its tables (a create_table looks at every
+        table for its limits); its ``TableInfo`` is made only if a page shows it."""
+        known = self._local.get(t.id)
+        if known is not None and known[0] == t.version and known[1] is t.state:
+            return known[2]
+        entry = lobby_entry(t.state, 0, with_info=False)
+        self._local[t.id] = (t.version, t.state, entry)
+        return entry
+
+    async def _read(self) -> None:
+        started = time.monotonic()
+        ids = await self.store.table_ids()
+        raw = await self.store.lobby_infos(ids)
+        entries = {}
+        for tid, blob in raw.items():
+            entry = decode_lobby_entry(blob)
+            if entry is not None:
+                entries[tid] = entry
+        self._entries, self._entries_at = entries, started
+
+    async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
+        """One page of the lobby, over every process: public tables and the private ones
+        you sit at, tables with free seats first, then matches in play, then finished
+        ones; and the seats ``player`` holds, to resume."""
+        size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
+        try:
+            entries = await self.entries()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
+        visible = [(tid, e) for tid, e in entries.items()
+                   if not e.private or player in e.players]
+
+        def key(item: tuple[str, LobbyEntry]) -> SortKey:
+            tid, e = item
+            return (_STATUS_RANK.get(e.status, 9), -float(e.created), tid)
+        visible.sort(key=key)
+        start = 0
+        if cursor:
+            after = _decode_cursor(cursor)
+            start = next((i for i, t in enumerate(visible) if key(t) > after), len(visible))
+        chunk = visible[start:start + size]
+        more = start + size < len(visible)
+        seats = []
+        for tid, e in entries.items():
+            if player in e.players:
+                table = self.registry.get(tid) or await self.registry.load(tid)
+                seat = table.state.seat_of(player) if table is not None else None
+                if seat is not None:
+                    seats.append(SeatRef(table=tid, seat=seat, status=e.status))
+        infos = [info for tid, e in chunk if (info := self._info(tid, e)) is not None]
+        return TablesPage(tables=infos, seats=seats,
+                          next=_encode_cursor(key(chunk[-1])) if more and chunk else None)
+
+    def _info(self, table_id: str, entry: LobbyEntry) -> protocol.TableInfo | None:
+        table = self.registry.get(table_id)
+        if table is not None and not table.closed:
+            return table.info()
+        try:
+            return msgspec.msgpack.decode(entry.info, type=protocol.TableInfo)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+
+
+def _encode_cursor(key: SortKey) -> str:
+    return base64.urlsafe_b64encode(msgpack.packb(list(key))).decode()
+
+
+def _decode_cursor(cursor: str) -> SortKey:
+    try:
+        rank, created, tid = msgpack.unpackb(base64.urlsafe_b64decode(cursor.encode()))
+        return (int(rank), float(created), str(tid))
+    except (ValueError, TypeError, msgpack.UnpackException):
+        raise CommandError(ErrorCode.INVALID_FIELD, "not a cursor this server gave",
+                           details={"field": "$.cursor"}) from None

@@ -1,0 +1,101 @@
+"""Limits on open tables: for the server, per player, per address (``too_many_tables``).
+
+A table counts as open while it is waiting or playing. A new table, and a rematch that
+opens a finished table again, are checked against the limits and counted *in flight* in
+one synchronous step, until they are stored: many opened at the same moment cannot
+overshoot a limit. The server's and each player's counts come from the lobby every
+process sees (:mod:`.listing`); the per-address count from the tables this process made
+(an address is not stored).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import AsyncIterator
+
+from protocol import CommandError, ErrorCode, ServiceError
+from server.store import StorageUnavailable
+
+from ..config import Settings
+from ..table import Table
+from ..table.state import LobbyEntry
+from .listing import Listing
+from .registry import Registry
+
+
+class Openings:
+    def __init__(self, settings: Settings, listing: Listing, registry: Registry) -> None:
+        self.settings = settings
+        self.listing = listing
+        self.registry = registry
+        self._creating: Counter[str] = Counter()       # player -> opening in flight
+        self._creating_from: Counter[str] = Counter()  # address -> opening in flight
+        self._address_of: dict[str, str] = {}          # table id -> creator's address
+
+    def made_from(self, table_id: str, address: str) -> None:
+        self._address_of[table_id] = address
+
+    def forget(self, table_id: str) -> None:
+        self._address_of.pop(table_id, None)
+
+    def _open_tables_of(self, player: str, entries: dict[str, LobbyEntry]) -> int:
+        return sum(1 for e in entries.values() if e.creator == player and e.open)
+
+    def _open_tables_from(self, address: str) -> int:
+        return sum(1 for tid, a in self._address_of.items() if a == address
+                   and (t := self.registry.get(tid)) is not None
+                   and t.state.status in ("waiting", "playing") and not t.closed)
+
+    @contextlib.asynccontextmanager
+    async def opening(self, creator: str, address: str | None, *,
+                      new: bool) -> AsyncIterator[None]:
+        """Check the limits for one more open table of ``creator`` (from ``address``), then
+        count it in flight until the block ends. ``new``: a new table also counts against
+        the server's total (a rematch reopens a table that is already counted)."""
+        s = self.settings
+        try:
+            entries = await self.listing.entries()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                               "storage is unavailable; nothing was changed") from None
+        if new and len(entries) + sum(self._creating.values()) >= s.max_tables:
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
+                               "it can hold; join one or try later")
+        if (self._open_tables_of(creator, entries) + self._creating[creator]
+                >= s.max_tables_per_player):
+            who = "you already have" if new else "the table's creator already has"
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"{who} {s.max_tables_per_player} "
+                               "open tables; finish or leave one",
+                               details={"limit": s.max_tables_per_player})
+        if address is not None and (self._open_tables_from(address)
+                                    + self._creating_from[address]
+                                    >= s.max_tables_per_address):
+            whose = "your" if new else "the table's creator's"
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"too many open tables from {whose} "
+                               "address", details={"limit": s.max_tables_per_address})
+        self._creating[creator] += 1
+        if address is not None:
+            self._creating_from[address] += 1
+        try:
+            yield
+        finally:
+            self._creating[creator] -= 1
+            if self._creating[creator] <= 0:
+                del self._creating[creator]
+            if address is not None:
+                self._creating_from[address] -= 1
+                if self._creating_from[address] <= 0:
+                    del self._creating_from[address]
+
+    @contextlib.asynccontextmanager
+    async def reopening(self, table: Table) -> AsyncIterator[None]:
+        """A rematch opens a finished table again, so it counts against its creator's
+        open tables, and its creator's address's, like a new table: refused with
+        ``too_many_tables`` at the limit, and counted in flight while it is applied."""
+        if table.state.status != "finished":
+            yield                     # not a reopening: the table answers for itself
+            return
+        async with self.opening(table.state.creator, self._address_of.get(table.id),
+                                new=False):
+            yield

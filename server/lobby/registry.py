@@ -1,0 +1,156 @@
+"""The tables this process holds: loaded once, each running in its own scope, let go on close.
+
+Any process serves any table (docs/ARCHITECTURE.md, "Many processes"): a table another
+process made is loaded from the store the first time one of this process's connections
+names it (once, however many ask at the same moment). Each held table's tasks run in one
+supervised scope (:meth:`server.table.Table.run`) that ends when the table is closed; a
+scope that fails is started again while the table is open.
+
+This is the cluster's :class:`~server.cluster.Directory`: the keeper and the event bus
+reach tables only through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+import msgspec
+
+from protocol import CommandError, ErrorCode, ServiceError
+from server.store import StorageUnavailable, Store
+from server.store.keys import check_id
+
+from ..botrunner import BotRunner
+from ..cluster import Cluster
+from ..config import Settings
+from ..supervisor import Supervisor
+from ..table import Table
+from ..table.state import TableState
+
+log = logging.getLogger(__name__)
+
+
+class Registry:
+    def __init__(self, store: Store, settings: Settings, supervisor: Supervisor,
+                 bots: BotRunner, cluster: Cluster,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.settings = settings
+        self.supervisor = supervisor
+        self.bots = bots
+        self.cluster = cluster
+        self.clock = clock
+        self.tables: dict[str, Table] = {}
+        self._loading: dict[str, asyncio.Future[Table | None]] = {}
+
+    # ------------------------------------------------------------------ the directory
+
+    def held(self) -> list[Table]:
+        return list(self.tables.values())
+
+    def get(self, table_id: str) -> Table | None:
+        return self.tables.get(table_id)
+
+    async def find(self, table_id: str) -> Table:
+        """The table, loaded from the store if another process made it; ``no_such_table``
+        if there is none (or it is closed)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            try:
+                check_id("table", table_id)
+            except ValueError:
+                raise CommandError(ErrorCode.NO_SUCH_TABLE, "no such table") from None
+            try:
+                table = await self.load(table_id)
+            except StorageUnavailable:
+                raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                                   "storage is unavailable; try again") from None
+        if table is None or table.closed:
+            raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
+        return table
+
+    async def load(self, table_id: str) -> Table | None:
+        """Load one stored table (once, however many ask at the same moment)."""
+        if table_id in self.tables:
+            return self.tables[table_id]
+        pending = self._loading.get(table_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._loading[table_id] = future
+        try:
+            loaded = await self.store.load_table(table_id)
+            table = None
+            if loaded is not None:
+                version, raw = loaded
+                try:
+                    table = self.hold(TableState.from_bytes(raw), version)
+                except (ValueError, TypeError, KeyError, msgspec.ValidationError):
+                    log.exception("table %s: unreadable stored state; left alone", table_id)
+            future.set_result(table)
+            return table
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()   # retrieved: waiters get it through the shield
+            raise
+        finally:
+            self._loading.pop(table_id, None)
+
+    async def load_all(self) -> None:
+        """Restart recovery: every stored table is loaded as its last stored command left
+        it. Whichever process then takes a table's lease marks the seats whose players are
+        connected nowhere as disconnected (their grace periods go on from when they
+        dropped, or start then); bots and timers start again under that owner."""
+        for tid in await self.store.table_ids():
+            await self.load(tid)
+        log.info("loaded %d tables from storage", len(self.tables))
+
+    # ------------------------------------------------------------------ holding
+
+    def hold(self, state: TableState, version: int) -> Table:
+        """Hold a table here: hear its commits, run its scope."""
+        existing = self.tables.get(state.id)
+        if existing is not None:
+            return existing
+        table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
+                      membership=self.cluster, clock=self.clock)
+        self.tables[state.id] = table
+        self.cluster.watch(state.id)
+        self._run(table)
+        return table
+
+    def _run(self, table: Table) -> None:
+        def again(exc: BaseException) -> None:
+            if not table.closed and not self.supervisor.closed:
+                log.error("table %s: its tasks stopped; starting them again", table.id)
+                self._run(table)
+        self.supervisor.spawn(f"table {table.id}", table.run(), on_error=again)
+
+    def let_go(self, table: Table, *, tell: bool) -> None:
+        """Close the table here and forget it (its tasks end with it)."""
+        table.close(tell=tell)
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        self.cluster.unwatch(table.id)
+
+    async def close(self) -> None:
+        """Stop every table; commands being stored finish first; the leases this process
+        holds are let go so another process takes its tables at once."""
+        for table in self.held():
+            async with table.lock:
+                table.close()
+            if table.owned:
+                with contextlib.suppress(StorageUnavailable):
+                    await self.store.release_lease(table.id, self.cluster.process)
+
+    # ------------------------------------------------------------------ figures
+
+    def stalled(self) -> int:
+        return sum(1 for t in self.tables.values() if t.stalled_since is not None)
+
+    def owned(self) -> int:
+        return sum(1 for t in self.tables.values() if t.owned and not t.closed)

@@ -1,0 +1,66 @@
+"""A table's tasks live exactly as long as the table (issue 29: a task scope per table).
+
+Every table runs a clock and a follower; both belong to the table and end with it. Before
+the task scope, a swept table's follower stayed blocked on its inbox forever, keeping a
+task and the whole ``Table`` for the life of the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections.abc import Callable
+
+from server.app import running
+from server.table import Table
+
+from .conftest import server_settings
+from .netclient import NetClient
+
+TABLES = 1000
+
+
+def _tables_alive() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, Table))
+
+
+def _table_tasks() -> list[str]:
+    return sorted(t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("table "))
+
+
+async def _settle(done: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Yield to the loop until ``done()`` (cancelled tasks run their last step, their
+    callbacks run) or the time runs out: never a sleep that hopes."""
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        await asyncio.sleep(0)
+
+
+async def test_sweeping_a_thousand_tables_leaves_no_task_and_no_table_behind(
+        redis_url, key_prefix, redis_client):
+    settings = server_settings(redis_url, key_prefix, waiting_ttl_s=0, max_tables=2 * TABLES,
+                               max_tables_per_player=2 * TABLES,
+                               max_tables_per_address=2 * TABLES,
+                               rate_per_second=100_000, rate_burst=100_000)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        owner = await NetClient.open(url, "Owner")
+        tasks_before = len(asyncio.all_tasks())
+        tables_before = _tables_alive()
+        made = []
+        for _ in range(TABLES):
+            made.append((await owner.call("create_table", options={"deals": 1}))["table"])
+        assert _tables_alive() == tables_before + TABLES
+        assert len(asyncio.all_tasks()) >= tasks_before + TABLES   # each runs its clock
+
+        removed = await srv.hub.lobby.sweep(now=time.time() + 60)
+        assert sorted(removed) == sorted(made)
+
+        await _settle(lambda: len(asyncio.all_tasks()) <= tasks_before
+                      and _tables_alive() == tables_before)
+        assert len(asyncio.all_tasks()) <= tasks_before
+        assert _table_tasks() == []
+        assert _tables_alive() == tables_before
+        await owner.close()
