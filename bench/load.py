@@ -17,6 +17,9 @@ rate, in the same run. Prints one JSON object:
 - ``loop_lag_ms``: the servers' own event-loop lag p99 (from ``/healthz``);
 - ``rss_kib_per_connection``: the servers' memory per idle connection;
 - ``redis_calls_per_command``: store calls per accepted command (INFO commandstats);
+- ``server_cpu_ms_per_command`` and ``store_cpu_ms_per_command``: CPU time (user + system)
+  the server processes, and the store, used per accepted command over the run: the figure
+  that holds on a shared, noisy machine where throughput does not;
 - ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
   tables refused by admission control (``server_busy``), each retried after the
   ``retry_after_ms`` the server gave, as a client should.
@@ -353,6 +356,19 @@ def server_rss_kib(pids: list[int]) -> int:
     return total
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time the processes used so far (``/proc/<pid>/stat``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])     # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / tick
+
+
 def children(pid: int) -> list[int]:
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True,
                          check=False).stdout.split()
@@ -413,6 +429,8 @@ def main() -> None:
         rss_idle = server_rss_kib(pids)
         r = redis.Redis.from_url(store.connection_url)
         calls_before = sum(v["calls"] for v in r.info("commandstats").values())
+        store_pid = int(r.info("server")["process_id"])
+        cpu_before, store_cpu_before = cpu_seconds(pids), cpu_seconds([store_pid])
         conns = args.tables * (1 if args.bots else 4)
         k = args.client_processes or max(1, (conns + 999) // 1000)
         per = [args.tables // k + (1 if i < args.tables % k else 0) for i in range(k)]
@@ -425,6 +443,8 @@ def main() -> None:
             rss_loaded = server_rss_kib(pids)
             results = pending.get(timeout=args.seconds + 600 + args.tables / RAMP_TABLES_PER_S)
         calls = sum(v["calls"] for v in r.info("commandstats").values()) - calls_before
+        server_cpu = cpu_seconds(pids) - cpu_before
+        store_cpu = cpu_seconds([store_pid]) - store_cpu_before
         health = results[0]["health"]
         ack = [x for res in results for x in res["ack"]]
         bcast = [x for res in results for x in res["broadcast"]]
@@ -457,6 +477,8 @@ def main() -> None:
             "loop_lag_ms": health.get("loop_lag_ms", {}),
             "rss_kib_per_connection": round((rss_loaded - rss_idle) / max(1, conns), 1),
             "redis_calls_per_command": round(calls / max(1, commands), 2),
+            "server_cpu_ms_per_command": round(1000 * server_cpu / max(1, commands), 3),
+            "store_cpu_ms_per_command": round(1000 * store_cpu / max(1, commands), 3),
             "server_log": str(tmp / "server.log"),
         }
         by_kind: dict[str, list[float]] = {}
