@@ -118,6 +118,8 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             if isinstance(cmd, protocol.Resume) and cmd.token != client.token:
                 raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
                                    "current token (the one in your latest welcome)")
+            if isinstance(cmd, protocol.Join | protocol.Spectate):
+                table_id = await lobby.resolve(table_id, cmd.code)
             table = await lobby.find(table_id)
             if isinstance(cmd, protocol.Rematch):
                 async with lobby.reopening(table):

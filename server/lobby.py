@@ -46,6 +46,8 @@ LOBBY_CACHE_S = 2.0
 
 #: Lobby order: tables with free seats first, then matches being played, then the rest.
 _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
+#: The shortest start of a table id that ``join`` and ``spectate`` resolve (1.5).
+MIN_PREFIX = 3
 
 
 def table_id_for(player: str, command_id: int) -> str:
@@ -82,6 +84,30 @@ class Lobby:
         if table is None or table.closed:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
         return table
+
+    async def resolve(self, ref: str, code: str | None) -> str:
+        """The table a ``join`` or ``spectate`` names (1.5): its id, or a unique start of
+        one (at least ``MIN_PREFIX`` characters) among the public tables and the private
+        ones whose join code is ``code``, so a short id works for both (a private table
+        stays unknown to whoever lacks its code). Anything else is left as it is."""
+        if ref in self.tables or len(ref) < MIN_PREFIX:
+            return ref
+        try:
+            entries = await self.entries()
+        except StorageUnavailable:
+            return ref
+        if ref in entries:
+            return ref
+        found = []
+        for tid, e in entries.items():
+            if not tid.startswith(ref):
+                continue
+            if e["private"]:
+                table = self.tables.get(tid) or await self.load(tid)
+                if code is None or table is None or table.state.code != code:
+                    continue
+            found.append(tid)
+        return found[0] if len(found) == 1 else ref
 
     async def find(self, table_id: str) -> Table:
         """The table, loaded from the store if another process made it (any process
@@ -338,14 +364,16 @@ class Lobby:
     async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
         """One page of the lobby, over every process: public tables and the private ones
         you sit at, tables with free seats first, then matches in play, then finished
-        ones."""
+        ones, which only those who sit there see (1.5: a finished match is no longer open
+        to anyone else, issue 31 item 11)."""
         size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
         try:
             entries = await self.entries()
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
         visible = [(tid, e) for tid, e in entries.items()
-                   if not e["private"] or player in e["players"]]
+                   if player in e["players"]
+                   or not (e["private"] or e["status"] in ("finished", "abandoned"))]
 
         def key(item: tuple[str, dict[str, Any]]) -> tuple[int, float, str]:
             tid, e = item

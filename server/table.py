@@ -122,6 +122,15 @@ def audience(state: TableState, to: Audience, watchers: frozenset[str]) -> tuple
     return tuple(p for s in to if state.seats[s].kind == "human" and (p := state.seats[s].player))
 
 
+def _pause(m: Match) -> float:
+    """How many bot delays a bot waits before its move: longer before the first card of a
+    trick (the players look at the trick just gathered) and of a deal (they read its
+    result), issue 31's pace. It depends on public state only."""
+    if not m.trick:
+        return 5.0 if not m.tricks else 2.0
+    return 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """The connection whose command is being executed, and the command."""
@@ -169,6 +178,8 @@ class Table:
         self.present: dict[str, int] = {}
         #: Messages from the other processes' commits (None: catch up from the log).
         self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        #: The spectator count the last table_changed told (-1: none yet).
+        self.announced = -1
         self._note_turn()
 
     @property
@@ -234,7 +245,19 @@ class Table:
                          if self.state.seat_of(p := f.partition("|")[2]) is None)
 
     def info(self) -> protocol.TableInfo:
-        return self.state.info(self.spectators())
+        return self.state.info(len(self._watchers()))
+
+    async def announce_spectators(self) -> None:
+        """How many watch is part of the table's news (``TableInfo.spectators``, people
+        watching without a seat): a spectator's arrival or departure is announced to
+        everyone at the table and to the lobby (issue 31, item 8)."""
+        async with self.lock:
+            if self.closed or len(self._watchers()) == self.announced:
+                return
+            try:
+                await self._execute(lambda w: w.table_changed())
+            except AluetteError as exc:
+                log.warning("table %s: spectator count not announced: %s", self.id, exc)
 
     # ------------------------------------------------------------------ commands
 
@@ -251,6 +274,7 @@ class Table:
                 raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
             self.unsubscribe(viewer)
             viewer.send(viewer.session.ok(cmd.id, protocol.LeaveResult(table=self.id)))
+            await self.announce_spectators()
             return
         mutate = self._mutation(viewer, cmd)
         async with self.lock:
@@ -284,6 +308,8 @@ class Table:
             return lambda w: chat.post(w, player, viewer.name, cmd.text, allowed=allowed)
         if isinstance(cmd, protocol.Mute):
             return lambda w: chat.mute(w, player, cmd.sender, cmd.muted)
+        if isinstance(cmd, protocol.LetBotPlay):
+            return lambda w: mutations.let_bot_play(w, player, cmd.seat)
         if isinstance(cmd, protocol.Play | protocol.ChanterVote | protocol.Discard
                       | protocol.Signal):
             return lambda w: mutations.game_action(w, player, cmd)
@@ -328,8 +354,7 @@ class Table:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, "this table has been closed")
         for attempt in range(3):
             work = Work(self.state.copy(), self.match.clone() if self.match else None,
-                        spectators=self.spectators(), now=self.clock(),
-                        watchers=self._watchers())
+                        now=self.clock(), watchers=self._watchers())
             result = mutate(work)
             if not work.events and origin is None and result is None and not force:
                 return None   # nothing happened (e.g. a presence change that is not news)
@@ -375,7 +400,8 @@ class Table:
         doc = state.to_bytes()
         info = None
         if any(isinstance(em.payload, protocol.TableChanged) for em in work.events):
-            info = lobby_entry(state, self.spectators())
+            info = lobby_entry(state, work.spectators)
+            self.announced = work.spectators
         message = msgpack.packb([self.cluster.process, self.version + 1, doc,
                                  [[e.gseq, list(e.recipients) if e.recipients is not None
                                    else None, e.payload] for e in entries], self.clock()])
@@ -592,6 +618,8 @@ class Table:
         viewer.send(viewer.session.ok(cmd.id, SpectateResult(
             table=self.id, seq=self.state.seq_for(viewer.player))))
         self.subscribe(viewer)
+        if self.state.seat_of(viewer.player) is None:
+            await self.announce_spectators()
 
     async def resume(self, viewer: Viewer, cmd: protocol.Resume) -> None:
         """Replay what ``viewer`` missed since ``last_seq`` (or a snapshot), then go live.
@@ -647,6 +675,8 @@ class Table:
         if session.needs_snapshot:
             frames += self.head(viewer)
         viewer.send_all(frames)
+        if seat is None:
+            await self.announce_spectators()
 
     def _head_payloads(self, viewer: Viewer) -> list[protocol.EventPayload]:
         """A head's events: ``table_changed``, a ``snapshot`` when a match exists, and the
@@ -725,6 +755,8 @@ class Table:
         seat = self.state.seat_of(viewer.player)
         if seat is not None:
             await self.presence(seat)
+        else:
+            await self.announce_spectators()
         self._wake.set()
 
     # ------------------------------------------------------------------ the table's clock
@@ -762,7 +794,7 @@ class Table:
             seat = m.to_act
             if seat is not None and self._turn_key is not None:
                 if state.controlled_by_bot(seat):
-                    delay = state.options.bot_delay_ms / 1000
+                    delay = state.options.bot_delay_ms / 1000 * _pause(m)
                     dues.append(Due(self._turn_started + delay, "bot", seat, self._turn_key))
                 elif state.options.turn_timer_s:
                     dues.append(Due(self._turn_started + state.options.turn_timer_s, "timer",
@@ -858,15 +890,20 @@ class Table:
                 return   # its human came back meanwhile: the turn is theirs
             if not self.owned or not self.humans_watching():
                 return   # paused (nobody watches) or another process runs the table now
-            await self._execute(lambda w: self._bot_move(w, seat, action))
+            timer = due.kind == "timer"
+            await self._execute(lambda w: self._bot_move(w, seat, action, timer))
 
-    def _bot_move(self, work: Work, seat: int, action: Action | None) -> None:
+    def _bot_move(self, work: Work, seat: int, action: Action | None,
+                  timer: bool = False) -> None:
         """The bot's move; one the engine refuses (a bot bug) is logged and replaced by the
-        first legal move, so a bot never stalls its table."""
+        first legal move, so a bot never stalls its table. A turn timer's move is announced
+        first (``turn_timed_out``, 1.5), so everyone knows who did not choose that card."""
         match = work.match
         assert match is not None
         if match.to_act != seat:
             return
+        if timer:
+            work.emit(protocol.TurnTimedOut(seat=seat))
         if action is not None:
             try:
                 mutations.bot_action(work, seat, action)
