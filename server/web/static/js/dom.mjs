@@ -3,7 +3,8 @@
 // client turns a string into markup (no HTML-parsing DOM API is used anywhere):
 // tests/web/test_http.py greps the modules for every such API.
 
-import { SUIT_INFO, cardLabel, cardName, rankText } from "./cards.mjs";
+import { MAJEURES, cardLabel } from "./cards.mjs";
+import { cardSvg } from "./cardsvg.mjs";
 
 /**
  * h("button", {class: "x", onclick: fn, "aria-label": "..."}, "text", child...)
@@ -59,19 +60,19 @@ export function show(node, visible) {
 }
 
 /**
- * A card's face: rank and suit symbol in the corner, the symbol large, the name below
- * (R2, R3). `data-card` carries the code (tests read it; nothing else is hidden in it).
+ * A card's face: the game's own drawing (cardsvg.mjs: Spanish suit signs, the rank in the
+ * corners, R3's named cards with their name), its number in the hand when given, and its
+ * name for screen readers (aria-label). `data-card` carries the code (tests read it).
  */
 export function cardFace(code, { tag = "span", extra = {}, number = null, small = false } = {}) {
-  const suit = SUIT_INFO[code[1]];
+  const named = MAJEURES[code]?.[1] ?? null;
   return h(tag, {
-    class: ["card", `suit-${code[1]}`, small && "small"],
+    class: ["card", `suit-${code[1]}`, small && "small", named && "named"],
     "aria-label": cardLabel(code),
+    role: tag === "span" ? "img" : null,
     ...extra,
     dataset: { ...(extra.dataset ?? {}), card: code },
   },
-  h("span", { class: "corner", "aria-hidden": "true" }, rankText(code), h("br"), suit.symbol),
-  h("span", { class: "pip", "aria-hidden": "true" }, suit.symbol),
-  h("span", { class: "name", "aria-hidden": "true" }, cardName(code)),
+  cardSvg(code, named),
   number !== null ? h("span", { class: "num", "aria-hidden": "true" }, String(number)) : null);
 }
