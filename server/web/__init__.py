@@ -113,8 +113,9 @@ class Site:
 
         import locales
         names = locales.languages()
+        shelf = resources.files("locales")
         for code in names:
-            files[f"locales/{code}.json"] = (resources.files("locales") / f"{code}.json").read_bytes()
+            files[f"locales/{code}.json"] = (shelf / f"{code}.json").read_bytes()
         files["locales/index.json"] = json.dumps(names, ensure_ascii=False).encode()
         return cls(files)
 

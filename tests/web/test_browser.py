@@ -151,7 +151,7 @@ async def create_table(ana: Player, base: str, **form: Any) -> str:
 
 async def sit(player: Player, url: str, seat: int) -> None:
     await player.goto(url)
-    await player.page.click(f'.seat[data-seat="{seat}"] >> text="Sit here"', timeout=WAIT_MS)
+    await player.page.click(f'[data-key="sit-{seat}"]', timeout=WAIT_MS)
     await player.page.wait_for_selector(f'.seat.me[data-seat="{seat}"]', timeout=WAIT_MS)
 
 
@@ -630,7 +630,7 @@ async def test_phone_width_keyboard_labels_and_dark_mode(browser, server_proc, t
     assert await page.locator("#trick [data-card]").count() == 3     # mid-trick
     assert await page.evaluate("() => document.documentElement.scrollWidth") <= 360
     labels = await page.locator("#hand button.card").evaluate_all(
-        "els => els.map((e) => e.getAttribute('aria-label'))")
+        "els => els.map((e) => e.querySelector('.visually-hidden').textContent)")
     assert len(labels) == 9 and all("strength" in label for label in labels)
     seat_labels = await page.locator(".seat").evaluate_all(
         "els => els.map((e) => e.getAttribute('aria-label'))")

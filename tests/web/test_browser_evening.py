@@ -8,11 +8,27 @@ that need fast bots are made by a terminal-style client (``NetClient``) with
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import pytest
 
 from tests.server.netclient import NetClient
 
-from .test_browser import WAIT_MS, Player, create_table, sit
+from .test_browser import (
+    PROBE,
+    WAIT_MS,
+    Player,
+    Watcher,
+    create_table,
+    latency_report,
+    next_turn,
+    play_times,
+    probe,
+    shot,
+    sit,
+    take_turn,
+)
 
 IN_VIEW = """(sel) => { const r = document.querySelector(sel)?.getBoundingClientRect();
   return !!r && r.height > 0 && r.top >= 0 && r.bottom <= innerHeight + 0.5; }"""
@@ -236,3 +252,52 @@ async def test_finished_tables_leave_the_lobby(browser, server_proc):
     await vic.page.wait_for_selector("#tables[aria-busy=false]", timeout=WAIT_MS)
     assert "Done soon" not in await vic.text("#tables")
     await host.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+async def test_four_phones_play_a_whole_match_in_french(browser, server_proc, tmp_path):
+    """Done-when: four pages play a whole match in French on phone-size viewports. Prints
+    the lobby's first paint, the page weight, and the card-click-to-other-pages latency
+    (p50/p99) against a terminal-style client watching the same table."""
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+             "locale": "fr-FR"}
+    names = ("Ana", "Bo", "Cy", "Di")
+    players = [await Player.open(browser, base, n, **phone) for n in names]
+    ana = players[0]
+    await ana.page.goto(base + "/")
+    await ana.online()
+    paint = await ana.page.evaluate("""() => ({
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+      bytes: performance.getEntriesByType('resource').reduce((a, r) => a + r.decodedBodySize, 0)
+        + performance.getEntriesByType('navigation')[0].decodedBodySize })""")
+    assert await ana.page.evaluate("() => document.documentElement.lang") == "fr"
+    assert "Créer une table" in await ana.text("#create-title")
+    url = await create_table(ana, base)
+    await ana.page.evaluate(PROBE)
+    for seat, p in zip((1, 2, 3), players[1:], strict=True):
+        await sit(p, url, seat)
+    tess = Watcher()
+    await tess.start(server_proc.port, url.rsplit("/", 1)[1].split("#")[0])
+    await ana.page.click('[data-key="start"]')
+    plays: list[tuple[str, str]] = []
+    while (turn := await next_turn(players)) is not None:
+        if len(plays) == 6:
+            await shot(turn.page, tmp_path, "table-mobile-fr.png")
+            assert "À vous" in await turn.text("#turn")
+        await take_turn(turn, plays)
+    assert len(plays) == 36
+    for p in players:
+        assert "la partie" in await p.text("#match-result .result")
+    probes = {p.name: await probe(p) for p in players}
+    starts = play_times(plays, probes)
+    await tess.close()
+    report = latency_report(plays, starts, {n: pr["seen"] for n, pr in probes.items()},
+                            tess.arrived)
+    print(f"\nweb client in French on four phones: lobby first contentful paint "
+          f"{paint['fcp']:.0f} ms, {paint['bytes']} bytes loaded; card click -> shown on the "
+          f"other three pages: {json.dumps(report)}")
+    for p in players:
+        assert p.csp_or_script_errors() == [], (p.name, p.errors)

@@ -66,13 +66,18 @@ export function show(node, visible) {
  */
 export function cardFace(code, { tag = "span", extra = {}, number = null, small = false } = {}) {
   const named = MAJEURES[code]?.[1] ?? null;
+  // A button is named by its content (a hidden sentence; the drawing is aria-hidden), so
+  // that its accessible name never leaves out what it shows; a picture by its aria-label.
+  const { "aria-label": label = cardLabel(code), ...rest } = extra;
+  const button = tag === "button";
   return h(tag, {
     class: ["card", `suit-${code[1]}`, small && "small", named && "named"],
-    "aria-label": cardLabel(code),
-    role: tag === "span" ? "img" : null,
-    ...extra,
+    "aria-label": button ? null : label,
+    role: button ? null : "img",
+    ...rest,
     dataset: { ...(extra.dataset ?? {}), card: code },
   },
   cardSvg(code, named),
+  button ? h("span", { class: "visually-hidden" }, label) : null,
   number !== null ? h("span", { class: "num", "aria-hidden": "true" }, String(number)) : null);
 }
