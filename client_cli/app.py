@@ -34,6 +34,7 @@ from .commands import (
     parse_level,
     parse_seat,
     parse_signal,
+    parse_table_ref,
     resolve_card,
     resolve_sender,
 )
@@ -486,7 +487,8 @@ class App:
 
         The start is matched against the tables this client is at and the server's list,
         fetched now when ``remote`` (so `join t3f` works before `tables` was ever typed).
-        Private tables are listed only to those seated there: they need their full id.
+        Private tables are listed only to those seated there: a start of their id is
+        sent as it is, and the server resolves it with the join code (protocol 1.5).
         """
         if ref in self.conn.tables or ref in self.known_info:
             return ref
@@ -579,7 +581,8 @@ class App:
         if not args:
             raise InputError("Type `join TABLE [SEAT] [CODE]` (`tables` lists them).")
         seat: int | None = None
-        code: str | None = None
+        ref, code = parse_table_ref(args[0])        # a browser's link carries its code
+        args = [ref, *args[1:]]
         rest = args[1:]
         if rest and rest[0] in ("0", "1", "2", "3"):
             seat = int(rest.pop(0))
@@ -597,11 +600,12 @@ class App:
         seen = (self.known_info.get(table) or {}).get("next_commitment")
         contribution = self._contribution(table, seen) if seen else None
         try:
-            await self.conn.call(protocol.Join, table=table, seat=seat, code=code,
-                                 contribution=contribution)
+            result = await self.conn.call(protocol.Join, table=table, seat=seat, code=code,
+                                          contribution=contribution)
         except (ServerError, ConnectionFailed, TimeoutError) as exc:
             self._failed_move(previous, table, exc)
             return
+        table = self.current = str(result.get("table") or table)   # a start of an id: whole
         if contribution is None:          # not listed (private): once its head is in
             self._owe_contribution.add(table)
             self._contribute_now(self.conn.model(table))
@@ -616,17 +620,20 @@ class App:
     async def _watch(self, args: list[str]) -> None:
         if not args or len(args) > 2:
             raise InputError("Type `watch TABLE [CODE]`.")
-        table = await self._resolve_table(args[0])
+        ref, code = parse_table_ref(args[0])        # a browser's link carries its code
+        if len(args) > 1:
+            code = args[1]
+        table = await self._resolve_table(ref)
         previous = self.current
         if not await self._leave_live_match_ok("watch", table):
             return
         self.current = table
         try:
-            await self.conn.call(protocol.Spectate, table=table,
-                                 code=args[1] if len(args) > 1 else None)
+            result = await self.conn.call(protocol.Spectate, table=table, code=code)
         except (ServerError, ConnectionFailed, TimeoutError) as exc:
             self._failed_move(previous, table, exc)
             return
+        table = self.current = str(result.get("table") or table)   # a start of an id: whole
         model = self.conn.model(table)
         out = Text("You are watching table ", style="green").append_text(render.safe(table, 64))
         out.append(". Spectators see no hands and no signals (R16).")

@@ -5,6 +5,7 @@ Every parser raises :class:`InputError` with a sentence the prompt can show as i
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from protocol import MAX_NAME_LEN, clean_text, is_card
@@ -16,6 +17,18 @@ LEVELS = ("random", "easy", "normal", "expert")
 
 class InputError(ValueError):
     """The user typed something we cannot use; the message says what to type instead."""
+
+
+_TABLE_LINK = re.compile(r"https?://[^/\s]+/t/([A-Za-z0-9_-]{1,64})(?:#code=([A-Za-z0-9]{1,16}))?/?")
+
+
+def parse_table_ref(text: str) -> tuple[str, str | None]:
+    """A table as the user gave it: its id (or a start of one), or a browser's invitation
+    link ``http://host:port/t/<id>#code=K7Q2HX`` (issue 31, item 7): (table, code or None)."""
+    m = _TABLE_LINK.fullmatch(text.strip())
+    if m:
+        return m.group(1), m.group(2)
+    return text, None
 
 
 def resolve_card(token: str, hand: list[str]) -> str:

@@ -71,6 +71,7 @@ from .events import (
     TalonDealt,
     TrickDone,
     Turn,
+    TurnTimedOut,
     UnknownEvent,
 )
 from .limits import (
@@ -114,6 +115,7 @@ from .messages import (
     Hello,
     Join,
     Leave,
+    LetBotPlay,
     ListTables,
     Mute,
     Ok,
@@ -218,6 +220,7 @@ __all__ = [
     "Join",
     "Leave",
     "LeaveResult",
+    "LetBotPlay",
     "ListTables",
     "MatchOver",
     "Mute",
@@ -262,6 +265,7 @@ __all__ = [
     "TrickDone",
     "TrickInfo",
     "Turn",
+    "TurnTimedOut",
     "UnknownEvent",
     "Welcome",
     "clean_text",

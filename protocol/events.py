@@ -198,6 +198,13 @@ class DealsCommitted(EventBase, tag="deals_committed"):
     contributions: Annotated[list[Contribution | None], Meta(min_length=4, max_length=4)]
 
 
+class TurnTimedOut(EventBase, tag="turn_timed_out"):
+    """The turn timer of ``seat`` ran out (added in 1.5): a bot's move for that seat
+    follows at once (a ``card_played``, a ``chanter_vote`` or a ``chanter_discarded``)."""
+
+    seat: Seat
+
+
 class RematchAccepted(EventBase, tag="rematch_accepted"):
     """The player in ``seat`` wants another match at this table (added in 1.3)."""
 
@@ -264,6 +271,7 @@ EventPayload = (
     | Turn
     | DealsCommitted
     | RematchAccepted
+    | TurnTimedOut
     | ChatMessage
     | ChatHistory
 )
@@ -299,5 +307,6 @@ __all__ = [
     "TalonDealt",
     "TrickDone",
     "Turn",
+    "TurnTimedOut",
     "UnknownEvent",
 ]

@@ -189,6 +189,15 @@ class Mute(Command, tag="mute", kw_only=True):
     muted: bool = True
 
 
+class LetBotPlay(Command, tag="let_bot_play", kw_only=True):
+    """A seated player's vote to let a bot play ``seat`` now, while its disconnected player
+    is still in their grace period (added in 1.5): once every connected seated player has
+    voted, a bot plays the seat until its player comes back, so nobody waits ``grace_s``."""
+
+    table: TableId
+    seat: Seat
+
+
 class Play(Command, tag="play", kw_only=True):
     """R10: play ``card`` from your hand to the current trick."""
 
@@ -250,6 +259,7 @@ ClientCommand = (
     | Rematch
     | Chat
     | Mute
+    | LetBotPlay
 )
 
 # --------------------------------------------------------------------------- server

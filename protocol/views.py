@@ -67,6 +67,11 @@ class SeatInfo(msgspec.Struct, kw_only=True):
     name: Name | None = None
     level: BotLevel | None = None
     connected: bool = False
+    #: A disconnected player's grace period ends at this Unix time, in seconds (then a
+    #: bot plays the seat, or the rematch goes on without them); nil otherwise (1.5).
+    grace_until: float | None = None
+    #: Seats that voted (``let_bot_play``) to let a bot play this seat now (1.5).
+    bot_votes: Annotated[list[Seat], Meta(max_length=4)] = msgspec.field(default_factory=list)
 
 
 class TableInfo(msgspec.Struct, kw_only=True):

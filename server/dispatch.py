@@ -135,10 +135,14 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             table = await tables.find(table_id)
             async with lobby.reopening(table):
                 await table.command(client, cmd)
-        case protocol.Join() | protocol.Leave() | protocol.AddBot() | protocol.RemoveBot() \
-                | protocol.Spectate() | protocol.Start() | protocol.Play() \
-                | protocol.ChanterVote() | protocol.Discard() | protocol.Signal() \
-                | protocol.Chat() | protocol.Mute() | protocol.Resume():
+        case protocol.Join(table=ref, code=code) | protocol.Spectate(table=ref, code=code):
+            # 1.5: a unique start of the id (a private table's only with its code).
+            table = await tables.find(await lobby.listing.resolve(ref, code))
+            await table.command(client, cmd)
+        case protocol.Leave() | protocol.AddBot() | protocol.RemoveBot() | protocol.Start() \
+                | protocol.Play() | protocol.ChanterVote() | protocol.Discard() \
+                | protocol.Signal() | protocol.Chat() | protocol.Mute() | protocol.Resume() \
+                | protocol.LetBotPlay():
             table = await tables.find(cmd.table)
             await table.command(client, cmd)
         case _:

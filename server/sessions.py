@@ -9,7 +9,9 @@ A session is a player id, a name and exactly one current token. The token is
 - ``hello`` with a token rotates it: the new token is current at once, every other
   connection of that session is closed (4009), and the presented token dies at the first
   command on the new connection (or after ``token_grace_s`` if the welcome never arrived);
-  a token stolen earlier is dead the moment its owner reconnects.
+  a token stolen earlier is dead the moment its owner reconnects. The session takes the
+  hello's name (protocol 1.5): a player renames by saying hello again, and the tables they
+  join from then on (or ``join`` again where they sit) show the new name.
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ class Sessions:
                 token = f"{player}.{secrets.token_urlsafe(24)}"
                 name = await self.store.resume_session(
                     player, token_digest(hello.token), token_digest(token),
-                    grace_s=self.settings.token_grace_s, ttl_s=ttl, now=time.time())
+                    grace_s=self.settings.token_grace_s, ttl_s=ttl, now=time.time(),
+                    name=hello.name)
                 if name is None:
                     raise CommandError(ErrorCode.BAD_TOKEN, "unknown or expired session token; "
                                        "say hello without one")

@@ -30,6 +30,8 @@ LOBBY_CACHE_S = 2.0
 
 #: Lobby order: tables with free seats first, then matches being played, then the rest.
 _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
+#: The shortest start of a table id that ``join`` and ``spectate`` resolve (1.5).
+MIN_PREFIX = 3
 
 SortKey = tuple[int, float, str]
 
@@ -68,6 +70,30 @@ class Listing:
                 merged.pop(table.id, None)
         return merged
 
+    async def resolve(self, ref: str, code: str | None) -> str:
+        """The table a ``join`` or ``spectate`` names (1.5): its id, or a unique start of
+        one (at least ``MIN_PREFIX`` characters) among the public tables and the private
+        ones whose join code is ``code``, so a short id works for both (a private table
+        stays unknown to whoever lacks its code). Anything else is left as it is."""
+        if self.registry.get(ref) is not None or len(ref) < MIN_PREFIX:
+            return ref
+        try:
+            entries = await self.entries()
+        except StorageUnavailable:
+            return ref
+        if ref in entries:
+            return ref
+        found = []
+        for tid, e in entries.items():
+            if not tid.startswith(ref):
+                continue
+            if e.private:
+                table = self.registry.get(tid) or await self.registry.load(tid)
+                if code is None or table is None or table.state.code != code:
+                    continue
+            found.append(tid)
+        return found[0] if len(found) == 1 else ref
+
     def forget(self, table_id: str) -> None:
         self._local.pop(table_id, None)
 
@@ -95,14 +121,16 @@ class Listing:
     async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
         """One page of the lobby, over every process: public tables and the private ones
         you sit at, tables with free seats first, then matches in play, then finished
-        ones; and the seats ``player`` holds, to resume."""
+        ones, which only those who sit there see (1.5: a finished match is no longer open
+        to anyone else, issue 31 item 11); and the seats ``player`` holds, to resume."""
         size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
         try:
             entries = await self.entries()
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
         visible = [(tid, e) for tid, e in entries.items()
-                   if not e.private or player in e.players]
+                   if player in e.players
+                   or not (e.private or e.status in ("finished", "abandoned"))]
 
         def key(item: tuple[str, LobbyEntry]) -> SortKey:
             tid, e = item

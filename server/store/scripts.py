@@ -106,6 +106,7 @@ return {1, redis.call('LRANGE', KEYS[1], lo, -1)}
 # ttl s. A session has one current token; the one a hello presents stays usable only
 # until ``now + grace`` (or the first command on the new connection), in case the welcome
 # carrying the new token is lost on the way. Any older token dies here.
+# ARGV[6], when not empty, is the name the hello gave: the session takes it (1.5).
 # Returns {1, name} or {0} when the presented token is not this session's.
 SESSION_HELLO = """
 local s = redis.call('HMGET', KEYS[1], 'current', 'previous', 'previous_until', 'name')
@@ -115,8 +116,13 @@ local ok = (s[1] == ARGV[1]) or (s[2] == ARGV[1] and s[3] and tonumber(s[3]) >= 
 if not ok then return {0} end
 redis.call('HSET', KEYS[1], 'current', ARGV[2], 'previous', ARGV[1],
            'previous_until', now + tonumber(ARGV[4]))
+local name = s[4]
+if ARGV[6] and ARGV[6] ~= '' then
+  name = ARGV[6]
+  redis.call('HSET', KEYS[1], 'name', name)
+end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
-return {1, s[4]}
+return {1, name}
 """
 
 # KEYS: session hash. ARGV: the connection's token digest, ttl s.

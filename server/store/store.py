@@ -481,18 +481,20 @@ class Store:
                 await pipe.execute()
 
     async def resume_session(self, player_id: str, presented: str, new: str, *,
-                             grace_s: int, ttl_s: int, now: float | None = None) -> str | None:
+                             grace_s: int, ttl_s: int, now: float | None = None,
+                             name: str | None = None) -> str | None:
         """Rotate the session's token: ``new`` becomes current, ``presented`` stays usable
-        for ``grace_s`` (until :meth:`confirm_session`), any older token dies. Returns the
-        session's name, or None when ``presented`` is not this session's (unknown, replaced,
-        expired)."""
+        for ``grace_s`` (until :meth:`confirm_session`), any older token dies. ``name``, if
+        given, becomes the session's name (a hello renames its session, protocol 1.5).
+        Returns the session's name, or None when ``presented`` is not this session's
+        (unknown, replaced, expired)."""
         check_token_hash(presented)
         check_token_hash(new)
         now = time.time() if now is None else now
         with unavailable_on_error(f"resume session {player_id}"):
             reply = await self._session_hello(
                 keys=[self.keys.session(player_id)],
-                args=[presented, new, int(now), int(grace_s), int(ttl_s)])
+                args=[presented, new, int(now), int(grace_s), int(ttl_s), name or ""])
         if not reply[0]:
             return None
         name = reply[1]

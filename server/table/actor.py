@@ -79,6 +79,8 @@ class Table:
         #: This process runs the table's clock (it holds the table's lease).
         self.owned = False
         self.closed = False
+        #: The spectator count the last ``table_changed`` told (-1: none yet).
+        self.announced = -1
         self._closing = asyncio.Event()
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
@@ -107,6 +109,7 @@ class Table:
         return self.clock.stalled_since
 
     def spectators(self) -> int:
+        """Connections watching without a seat, on every process (the spectator limit)."""
         return self.presence.spectators(self.state)
 
     def watched(self) -> bool:
@@ -116,7 +119,20 @@ class Table:
     humans_watching = watched
 
     def info(self) -> protocol.TableInfo:
-        return self.state.info(self.spectators())
+        """The lobby's description; ``spectators`` counts people watching without a seat."""
+        return self.state.info(len(self.presence.watchers(self.state)))
+
+    async def announce_spectators(self) -> None:
+        """How many watch is part of the table's news (``TableInfo.spectators``, people
+        watching without a seat): a spectator's arrival or departure is announced to
+        everyone at the table and to the lobby (issue 31, item 8)."""
+        async with self.lock:
+            if self.closed or len(self.presence.watchers(self.state)) == self.announced:
+                return
+            try:
+                await self.execute(lambda w: w.table_changed())
+            except AluetteError as exc:
+                log.warning("table %s: spectator count not announced: %s", self.id, exc)
 
     # ------------------------------------------------------------------ its tasks
 
@@ -166,6 +182,7 @@ class Table:
                     raise CommandError(ErrorCode.NOT_AT_TABLE, "you are not at this table")
                 self.unsubscribe(viewer)
                 viewer.reply(cmd.id, LeaveResult(table=self.id))
+                await self.announce_spectators()
                 return
         player = viewer.player
         plan = plan_for(cmd, player, viewer.name,
@@ -193,8 +210,7 @@ class Table:
         for attempt in range(3):
             state = self.state
             work = Work(state.copy(), self.match.clone() if self.match else None,
-                        spectators=self.spectators(), now=self.now(),
-                        watchers=self.presence.watchers(state))
+                        now=self.now(), watchers=self.presence.watchers(state))
             result = mutate(work)
             if not work.events and origin is None and result is None and not force:
                 return None   # nothing happened (e.g. a presence change that is not news)
@@ -204,7 +220,7 @@ class Table:
                 reply = (player, self.replies.remember(player, origin.command.id,
                                                        protocol.encode(result)))
             try:
-                change = await self.replica.commit(work, reply, self.spectators(), self.now())
+                change = await self.replica.commit(work, reply, self.now())
             except VersionConflict:
                 log.warning("table %s: version conflict (attempt %d); catching up", self.id,
                             attempt + 1)
@@ -215,6 +231,8 @@ class Table:
                 if origin is not None:
                     self.replies.forget(origin.viewer.player)
                 raise
+            if change.spectators_told is not None:
+                self.announced = change.spectators_told
             headed = self._answer(origin, result)
             self._show(change, skip=headed)
             return result
@@ -330,6 +348,8 @@ class Table:
         seat = self.state.seat_of(viewer.player)
         if seat is not None:
             await self.seat_presence(seat)
+        else:
+            await self.announce_spectators()
         self.clock.poke()
 
     # ------------------------------------------------------------------ watching

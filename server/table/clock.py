@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
+import protocol
 from protocol import RuleError, ServiceError
 from protocol.results import Result
 from server.game import Action, Match, Signal, view
@@ -177,7 +178,8 @@ class TableClock:
                 return   # its human came back meanwhile: the turn is theirs
             if not table.owned or not table.watched():
                 return   # paused (nobody watches) or another process runs the table now
-            await table.execute(lambda w: self._bot_move(w, seat, action))
+            timer = due.kind == "timer"
+            await table.execute(lambda w: self._bot_move(w, seat, action, timer))
 
     def bot_seed(self, seat: int, what: str) -> str:
         """A bot's randomness for this turn: the table's secret seed, the match (a rematch
@@ -207,13 +209,17 @@ class TableClock:
             except RuleError:
                 log.exception("table %s: bot signal %r refused", self.table.id, sig)
 
-    def _bot_move(self, work: Work, seat: int, action: Action | None) -> None:
+    def _bot_move(self, work: Work, seat: int, action: Action | None,
+                  timer: bool = False) -> None:
         """The bot's move; one the engine refuses (a bot bug) is logged and replaced by the
-        first legal move, so a bot never stalls its table."""
+        first legal move, so a bot never stalls its table. A turn timer's move is announced
+        first (``turn_timed_out``, 1.5), so everyone knows who did not choose that card."""
         match = work.match
         assert match is not None
         if match.to_act != seat:
             return
+        if timer:
+            work.emit(protocol.TurnTimedOut(seat=seat))
         if action is not None:
             try:
                 mutations.bot_action(work, seat, action)

@@ -73,6 +73,8 @@ def plan_for(cmd: protocol.Command, player: str, name: str,
                                 allowed=chat_allowed()))
         case protocol.Mute(sender=sender, muted=muted):
             return Plan(partial(chat.mute, player=player, sender=sender, muted=muted))
+        case protocol.LetBotPlay(seat=away_seat):
+            return Plan(partial(mutations.let_bot_play, player=player, seat=away_seat))
         # The game's commands become engine actions once the player's seat is known.
         case protocol.Play(card=card):
             return Plan(partial(mutations.act, player=player, action=partial(Play, card=card)))
@@ -101,6 +103,15 @@ class Due:
     key: TurnKey = ()
 
 
+def _pause(m: Match) -> float:
+    """How many bot delays a bot waits before its move: longer before the first card of a
+    trick (the players look at the trick just gathered) and of a deal (they read its
+    result), issue 31's pace. It depends on public state only."""
+    if not m.trick:
+        return 5.0 if not m.tricks else 2.0
+    return 1.0
+
+
 def next_due(state: TableState, match: Match | None, *, turn: TurnKey | None,
              turn_started: float, now: float, watched: bool,
              bot_signals_pending: Callable[[], bool]) -> Due | None:
@@ -124,7 +135,7 @@ def next_due(state: TableState, match: Match | None, *, turn: TurnKey | None,
         to_act = match.to_act
         if to_act is not None and turn is not None:
             if state.controlled_by_bot(to_act):
-                delay = state.options.bot_delay_ms / 1000
+                delay = state.options.bot_delay_ms / 1000 * _pause(match)
                 dues.append(Due(turn_started + delay, "bot", to_act, turn))
             elif state.options.turn_timer_s:
                 dues.append(Due(turn_started + state.options.turn_timer_s, "timer", to_act,

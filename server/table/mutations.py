@@ -66,7 +66,6 @@ class Work:
 
     state: TableState
     match: Match | None
-    spectators: int = 0
     now: float = 0.0
     events: list[Emitted] = field(default_factory=list)
     #: Players watching the table without a seat (a connection open) when the command
@@ -75,6 +74,12 @@ class Work:
 
     def emit(self, payload: EventPayload, to: Audience = None) -> None:
         self.events.append(Emitted(payload, to))
+
+    @property
+    def spectators(self) -> int:
+        """People watching without a seat, as the table is after this command: one who was
+        watching and has just sat down is a player now (issue 31, item 8)."""
+        return sum(1 for p in self.watchers if self.state.seat_of(p) is None)
 
     def table_changed(self) -> None:
         self.emit(protocol.TableChanged(table=self.state.info(self.spectators)))
@@ -170,25 +175,38 @@ def contribute(work: Work, player: str, contribution: str | None) -> None:
 def join(work: Work, player: str, name: str, seat: int | None, code: str | None,
          contribution: str | None = None) -> SeatResult:
     """Take a seat at a waiting table, or at a finished one (to play its rematch); a player
-    already seated gets their seat back, and may send a contribution this way (R8a)."""
+    already seated gets their seat back, and may send a contribution this way (R8a), or
+    show the name they have taken since (protocol 1.5)."""
     state = work.state
     mine = state.seat_of(player)
     if mine is not None:
         contribute(work, player, contribution)
+        if state.seats[mine].name != name:
+            state.seats[mine].name = name
+            work.table_changed()
         return SeatResult(table=state.id, seat=mine)
     if state.private and code != state.code:
         raise CommandError(ErrorCode.BAD_CODE, "wrong or missing join code")
-    if state.status not in ("waiting", "finished"):
-        raise CommandError(ErrorCode.WRONG_PHASE, "cannot join: the match has started")
+    if state.status not in ("waiting", "finished", "playing"):
+        raise CommandError(ErrorCode.WRONG_PHASE, "cannot join: the table is closed")
     empty = [i for i, s in enumerate(state.seats) if s.kind == "empty"]
-    if not empty:
+    # 1.5: during a match, or for the rematch of a finished one, a newcomer takes a seat a
+    # bot plays (never one a bot plays for a player who is away: that stays theirs).
+    bots = ([i for i, s in enumerate(state.seats) if s.kind == "bot"]
+            if state.status != "waiting" else [])
+    if state.status == "playing" and not bots:
+        raise CommandError(ErrorCode.WRONG_PHASE, "cannot join: the match has started and "
+                           "every seat has its player")
+    if not empty and not bots:
         raise CommandError(ErrorCode.TABLE_FULL, "all four seats are taken")
     if seat is None:
-        seat = empty[0]
-    elif seat not in empty:
+        seat = (empty or bots)[0]
+    elif seat not in empty and seat not in bots:
         raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken",
                            details={"seat": seat})
     state.seats[seat] = SeatState(kind="human", name=name, player=player, connected=True)
+    if state.status == "playing" and player not in state.members:
+        state.members.append(player)
     contribute(work, player, contribution)
     work.table_changed()
     if (state.status == "waiting" and state.options.auto_start
@@ -413,6 +431,7 @@ def connection_change(work: Work, seat: int, connected: bool) -> None:
         return
     s.connected = connected
     s.disconnected_at = None if connected else work.now
+    s.bot_votes = []
     came_back = connected and s.takeover
     if came_back:
         s.takeover = False
@@ -427,4 +446,26 @@ def takeover(work: Work, seat: int, player: str) -> None:
     if s.kind != "human" or s.player != player or s.takeover or s.connected:
         return
     s.takeover = True
+    s.bot_votes = []
     work.table_changed()
+
+
+def let_bot_play(work: Work, player: str, seat: int) -> SeatResult:
+    """1.5: a seated player votes to let a bot play ``seat`` now, its player being away in
+    their grace period; once every connected seated player has voted, a bot takes the seat
+    as if the grace period had ended (so the others are not stalled for ``grace_s``). The
+    absent player keeps the seat: when they come back they play on."""
+    state = work.state
+    _need_seated(work, player)
+    s = state.seats[seat]
+    if state.status != "playing" or state.grace_until(seat) is None or s.player is None:
+        raise CommandError(ErrorCode.WRONG_PHASE, f"seat {seat} is not waiting for its "
+                           "player to come back")
+    if player not in s.bot_votes:
+        s.bot_votes = [*s.bot_votes, player]
+    present = {x.player for x in state.seats if x.kind == "human" and x.connected and x.player}
+    if present <= set(s.bot_votes):
+        takeover(work, seat, s.player)
+    else:
+        work.table_changed()
+    return SeatResult(table=state.id, seat=seat)

@@ -52,6 +52,8 @@ class Change:
     outcome: Outcome
     entries: list[Entry] = field(default_factory=list)
     before: Counters = (0, {})
+    #: The spectator count a ``table_changed`` of this change told (None: none did).
+    spectators_told: int | None = None
 
 
 class Replica:
@@ -75,8 +77,8 @@ class Replica:
 
     # ------------------------------------------------------------------ our commits
 
-    async def commit(self, work: Work, reply: tuple[str, bytes] | None, spectators: int,
-                     now: float) -> Change:
+    async def commit(self, work: Work, reply: tuple[str, bytes] | None, now: float
+                     ) -> Change:
         """Number the events, store everything in one round trip, adopt the copy.
 
         ``reply`` is ``(player, entry)`` to remember with the commit. Raises
@@ -100,9 +102,10 @@ class Replica:
                                         "match": state.matches_started()})
         state.last_activity = work.now
         doc = state.to_bytes()
-        info = None
+        info = told = None
         if any(isinstance(em.payload, protocol.TableChanged) for em in work.events):
-            info = encode_lobby_entry(lobby_entry(state, spectators))
+            told = work.spectators
+            info = encode_lobby_entry(lobby_entry(state, told))
         message = TableCommit(self.process, self.version + 1, doc, entries, now)
         s = self.settings
         try:
@@ -120,7 +123,7 @@ class Replica:
                                "storage did not confirm the move; send it again with the same "
                                "id (it is never applied twice)") from None
         self.state, self.match = state, work.match
-        return Change(Outcome.CHANGED, entries, before)
+        return Change(Outcome.CHANGED, entries, before, told)
 
     # ------------------------------------------------------------------ the others' commits
 

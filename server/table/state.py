@@ -48,6 +48,9 @@ class SeatState(msgspec.Struct, kw_only=True):
     #: table events, and a restart marks everyone disconnected).
     connected: bool = False
     disconnected_at: float | None = None
+    #: Players who voted to let a bot play this seat before its grace period ends (1.5);
+    #: cleared when its player comes back or the bot takes it.
+    bot_votes: list[str] = msgspec.field(default_factory=list)
 
 
 class SeedMaterial(msgspec.Struct, kw_only=True):
@@ -132,6 +135,15 @@ class TableState(msgspec.Struct, kw_only=True):
         s = self.seats[seat]
         return s.level if s.kind == "bot" and s.level else self.options.bot_level
 
+    def grace_until(self, seat: int) -> float | None:
+        """When the grace period of the disconnected player in ``seat`` ends (a bot then
+        plays for them, or a rematch goes on without them); None if none is running."""
+        s = self.seats[seat]
+        if (s.kind != "human" or s.connected or s.takeover or s.disconnected_at is None
+                or self.status not in ("playing", "finished")):
+            return None
+        return s.disconnected_at + self.options.grace_s
+
     def humans(self) -> list[str]:
         return [s.player for s in self.seats if s.kind == "human" and s.player]
 
@@ -156,8 +168,11 @@ class TableState(msgspec.Struct, kw_only=True):
                 SeatInfo(kind=s.kind, name=s.name,
                          level=s.level if s.kind == "bot" else (
                              self.options.bot_level if s.takeover else None),
-                         connected=s.kind == "bot" or (s.kind == "human" and s.connected))
-                for s in self.seats
+                         connected=s.kind == "bot" or (s.kind == "human" and s.connected),
+                         grace_until=self.grace_until(i),
+                         bot_votes=[v for v in range(4) if self.seats[v].kind == "human"
+                                    and self.seats[v].player in s.bot_votes])
+                for i, s in enumerate(self.seats)
             ],
             status=self.status,
             spectators=spectators,
@@ -178,7 +193,7 @@ class TableState(msgspec.Struct, kw_only=True):
         """
         return msgspec.structs.replace(
             self,
-            seats=[msgspec.structs.replace(s) for s in self.seats],
+            seats=[msgspec.structs.replace(s, bot_votes=list(s.bot_votes)) for s in self.seats],
             priv=dict(self.priv),
             members=list(self.members),
             guests=list(self.guests),

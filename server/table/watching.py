@@ -58,6 +58,8 @@ class Watched(Protocol):
 
     async def seat_presence(self, seat: int) -> None: ...
 
+    async def announce_spectators(self) -> None: ...
+
     async def execute(self, mutate: Mutation, origin: None = None, *,
                       force: bool = False) -> Result | None: ...
 
@@ -139,6 +141,8 @@ async def spectate(table: Watched, viewer: Viewer, cmd: protocol.Spectate) -> No
             await table.execute(lambda w: remember_guest(w.state, player), force=True)
     viewer.reply(cmd.id, SpectateResult(table=table.id, seq=table.state.seq_for(viewer.player)))
     table.subscribe(viewer)
+    if table.state.seat_of(viewer.player) is None:
+        await table.announce_spectators()
 
 
 async def resume(table: Watched, viewer: Viewer, cmd: protocol.Resume) -> None:
@@ -186,3 +190,5 @@ async def resume(table: Watched, viewer: Viewer, cmd: protocol.Resume) -> None:
                           snapshot=replay is None, replayed=len(replay) if replay else 0)
     if not viewer.end_resume(table.id, cmd.id, result, replay, head, upto):
         table.head(viewer)
+    if seat is None:
+        await table.announce_spectators()

@@ -59,17 +59,22 @@ def test_a_short_table_id_works_before_any_listing(server_proc: ServerProcess, s
     listing = plain(ana.output)
     listing = listing[listing.index("matches several tables"):]
     assert first in listing and second in listing
-    # A private table is listed only to its players: its short id cannot be resolved,
-    # and the client says what to type instead.
+    # A private table is listed only to its players, but with its code its short id works
+    # as a public one's does (issue 31, item 7: the server resolves it, protocol 1.5);
+    # without the code it stays unknown.
     ana.send("create private")
     private = str(ana.expect(CREATED).group(1))
     code = ana.expect(r"join t[0-9a-f]+ ([A-Z0-9]+)`").group(1)
+    bo.send(f"watch {private[:6]}")
+    bo.expect("There is no such table")
     cy.send(f"join {private[:6]} 1 {code}")
-    cy.expect("There is no such table")
-    cy.expect("a private table needs its full id")
-    cy.send(f"join {private} 1 {code}")
     cy.expect(re.escape(f"You sit at seat 1 of table {private}"))
-    for cli in (ana, bo, cy):
+    # A browser's invitation link works in `join` and `watch` too (item 7).
+    dee = spawn("--server", server_proc.url, "--name", "Dee")
+    dee.expect("Type `help`")
+    dee.send(f"watch http://127.0.0.1:8765/t/{private}#code={code}")
+    dee.expect(re.escape(f"You are watching table {private}"))
+    for cli in (ana, bo, cy, dee):
         cli.quit()
 
 

@@ -6,7 +6,8 @@ very next frame that client receives must be (``recv``), exactly: every field, n
 no less. In an expected frame ``"*"`` stands for any value (a hand, a table's details) and
 ``"$name"`` for a value that is captured the first time and must be the same every other
 time (a token, a table id). ``silent`` proves a client received nothing else: it pings and
-the pong must be the very next frame. ``closed`` is the close code the server sends.
+the pong must be the very next frame. ``closed`` is the close code the server sends;
+``disconnect`` closes a client's connection.
 
 ``test_every_documented_code_is_covered`` ties the transcripts to the document: every
 error code and close code of docs/PROTOCOL.md is in a transcript, or in the named test
@@ -142,6 +143,8 @@ async def play(transcript: dict[str, Any], redis_url: str, key_prefix: str) -> N
                             extra = await peers[who].recv()
                             raise Mismatch(f"expected the close, got {extra!r}")
                     assert peers[who].ws.close_code == step["closed"], peers[who].ws.close_code
+                elif step.get("disconnect"):
+                    await peers[who].ws.close()   # the player's connection drops
                 elif "wait_s" in step:
                     await asyncio.sleep(step["wait_s"])   # only to let a server timer expire
                 else:

@@ -34,7 +34,8 @@ def silent(*who):
     return [{"as": w, "silent": True} for w in who]
 
 TC = {"type": "table_changed", "table": "*"}
-EMPTY = {"kind": "empty", "name": None, "level": None, "connected": False}
+EMPTY = {"kind": "empty", "name": None, "level": None, "connected": False,
+         "grace_until": None, "bot_votes": []}
 
 # ---------------------------------------------------------------- lobby
 opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
@@ -43,7 +44,8 @@ full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": Fa
              "auto_start": False, "bot_delay_ms": 10000, "turn_timer_s": None, "grace_s": 120,
              "bot_level": "normal", "bot_budget": 1.0}
 info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
-        "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True},
+        "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True,
+                   "grace_until": None, "bot_votes": []},
                   EMPTY, EMPTY, EMPTY],
         "status": "waiting", "spectators": 0, "creator": 0, "match": 0,
         "next_commitment": "$c1", "rematch": []}
@@ -67,24 +69,26 @@ s += [send("C", {"type": "leave", "id": 2, "table": "$t"}),
       err("C", 2, "not_at_table", None, "you are not at this table"),
       send("C", {"type": "spectate", "id": 3, "table": "$t"}),
       ok("C", 3, {"table": "$t", "seq": 2}),
-      ev("C", "$t", 2, TC)]
+      ev("C", "$t", 2, TC),
+      # 1.5: a spectator's arrival is news for everyone at the table (how many watch)
+      ev("C", "$t", 3, TC), ev("A", "$t", 3, TC), ev("B", "$t", 3, TC)]
 s += hello("D", "Di")
 s += [send("D", {"type": "spectate", "id": 2, "table": "$t"}),
       err("D", 2, "too_many_spectators"),
       send("A", {"type": "add_bot", "id": 3, "table": "$t", "seat": 2, "level": "random"}),
       ok("A", 3, {"table": "$t", "seat": 2}),
-      ev("A", "$t", 3, TC), ev("B", "$t", 3, TC), ev("C", "$t", 3, TC),
+      ev("A", "$t", 4, TC), ev("B", "$t", 4, TC), ev("C", "$t", 4, TC),
       send("A", {"type": "remove_bot", "id": 4, "table": "$t", "seat": 2}),
       ok("A", 4, {"table": "$t", "seat": 2}),
-      ev("A", "$t", 4, TC), ev("B", "$t", 4, TC), ev("C", "$t", 4, TC),
+      ev("A", "$t", 5, TC), ev("B", "$t", 5, TC), ev("C", "$t", 5, TC),
       send("A", {"type": "create_table", "id": 5}),
       err("A", 5, "too_many_tables", {"limit": 1}),
       send("A", {"type": "add_bot", "id": 6, "table": "$t", "seat": 2, "level": "random"}),
       ok("A", 6, {"table": "$t", "seat": 2}),
-      ev("A", "$t", 5, TC), ev("B", "$t", 5, TC), ev("C", "$t", 5, TC),
+      ev("A", "$t", 6, TC), ev("B", "$t", 6, TC), ev("C", "$t", 6, TC),
       send("A", {"type": "add_bot", "id": 7, "table": "$t", "seat": 3, "level": "random"}),
       ok("A", 7, {"table": "$t", "seat": 3}),
-      ev("A", "$t", 6, TC), ev("B", "$t", 6, TC), ev("C", "$t", 6, TC),
+      ev("A", "$t", 7, TC), ev("B", "$t", 7, TC), ev("C", "$t", 7, TC),
       send("D", {"type": "join", "id": 3, "table": "$t"}),
       err("D", 3, "table_full", None, "all four seats are taken"),
       send("B", {"type": "create_table", "id": 6, "options": {"deals": 1}, "private": True}),
@@ -102,16 +106,16 @@ s += [send("D", {"type": "spectate", "id": 2, "table": "$t"}),
 DC = {"type": "deals_committed", "match": 1, "commitment": "$c1",
       "contributions": [None, "b0b0", None, None]}
 for who, hand_seat in (("A", 0), ("B", 1)):
-    s += [ev(who, "$t", 7, DC),
-          ev(who, "$t", 8, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
-          ev(who, "$t", 9, {"type": "hand_dealt", "seat": hand_seat, "cards": "*"}),
-          ev(who, "$t", 10, {"type": "turn", "seat": 0, "phase": "play"}),
-          ev(who, "$t", 11, TC)]
+    s += [ev(who, "$t", 8, DC),
+          ev(who, "$t", 9, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+          ev(who, "$t", 10, {"type": "hand_dealt", "seat": hand_seat, "cards": "*"}),
+          ev(who, "$t", 11, {"type": "turn", "seat": 0, "phase": "play"}),
+          ev(who, "$t", 12, TC)]
 # the spectator: no hand at all, and no gap where the hands were
-s += [ev("C", "$t", 7, DC),
-      ev("C", "$t", 8, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
-      ev("C", "$t", 9, {"type": "turn", "seat": 0, "phase": "play"}),
-      ev("C", "$t", 10, TC),
+s += [ev("C", "$t", 8, DC),
+      ev("C", "$t", 9, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+      ev("C", "$t", 10, {"type": "turn", "seat": 0, "phase": "play"}),
+      ev("C", "$t", 11, TC),
       send("A", {"type": "start", "id": 9, "table": "$t"}),
       err("A", 9, "not_ready", None, "the table is playing, not waiting"),
       send("A", {"type": "remove_bot", "id": 10, "table": "$t", "seat": 2}),
@@ -122,7 +126,7 @@ s += [ev("C", "$t", 7, DC),
       err("C", 4, "not_seated", None, "you have no seat at this table"),
       send("A", {"type": "leave", "id": 11, "table": "$t"}),
       ok("A", 11, {"table": "$t", "seat": 0}),
-      ev("B", "$t", 12, TC), ev("C", "$t", 11, TC)]
+      ev("B", "$t", 13, TC), ev("C", "$t", 12, TC)]
 s += silent("A", "B", "C", "D")
 (OUT / "10_lobby.json").write_text(json.dumps({
     "name": "the lobby: create, list, join, spectate, bots, start, leave, and their refusals",
@@ -247,6 +251,8 @@ c += [send("B", {"type": "join", "id": 2, "table": "$t", "seat": 1}),
 c += hello("S", "Sam")
 c += [send("S", {"type": "spectate", "id": 2, "table": "$t"}), ok("S", 2, {"table": "$t", "seq": 2}),
       ev("S", "$t", 2, TC)]
+# 1.5: a spectator's arrival is news for everyone at the table (how many watch)
+c += [ev("S", "$t", 3, TC), ev("A", "$t", 3, TC), ev("B", "$t", 3, TC)]
 c += hello("E", "Eve")
 c += [send("E", {"type": "chat", "id": 2, "table": "$t", "text": "hi"}),
       err("E", 2, "not_at_table", None, "you are not at this table: join or watch it first"),
@@ -256,11 +262,11 @@ c += [send("E", {"type": "chat", "id": 2, "table": "$t", "text": "hi"}),
 said = {"type": "chat", "from_seat": 0, "name": "Ana", "text": "hello [1mall", "sender": "$senderA"}
 c += [send("A", {"type": "chat", "id": 3, "table": "$t", "text": "hello \u001b[1mall"}),
       ok("A", 3, {"table": "$t"}),
-      ev("A", "$t", 3, said), ev("B", "$t", 3, said), ev("S", "$t", 3, said)]
+      ev("A", "$t", 4, said), ev("B", "$t", 4, said), ev("S", "$t", 4, said)]
 # a spectator speaks to the spectators only: the seats get nothing, not even a number
 c += [send("S", {"type": "chat", "id": 3, "table": "$t", "text": "Bo holds Monsieur"}),
       ok("S", 3, {"table": "$t"}),
-      ev("S", "$t", 4, {"type": "chat", "from_seat": None, "name": "Sam",
+      ev("S", "$t", 5, {"type": "chat", "from_seat": None, "name": "Sam",
                          "text": "Bo holds Monsieur", "sender": "$senderS"})]
 c += silent("A", "B")
 # Bo mutes Ana: her next words reach everyone else, and Bo's sequence has no gap
@@ -268,13 +274,13 @@ c += [send("B", {"type": "mute", "id": 3, "table": "$t", "sender": "$senderA"}),
       ok("B", 3, {"table": "$t"}),
       send("A", {"type": "chat", "id": 4, "table": "$t", "text": "again"}),
       ok("A", 4, {"table": "$t"}),
-      ev("A", "$t", 4, {**said, "text": "again"}), ev("S", "$t", 5, {**said, "text": "again"})]
+      ev("A", "$t", 5, {**said, "text": "again"}), ev("S", "$t", 6, {**said, "text": "again"})]
 c += silent("B")
 c += [send("A", {"type": "chat", "id": 5, "table": "$t", "text": "x" * 201}),
       err("A", 5, "invalid_field", {"field": "$.text"}),
       send("A", {"type": "chat", "id": 6, "table": "$t", "text": "three"}),
       ok("A", 6, {"table": "$t"}),
-      ev("A", "$t", 5, {**said, "text": "three"}), ev("S", "$t", 6, {**said, "text": "three"}),
+      ev("A", "$t", 6, {**said, "text": "three"}), ev("S", "$t", 7, {**said, "text": "three"}),
       send("A", {"type": "chat", "id": 7, "table": "$t", "text": "four"}),
       err("A", 7, "rate_limited", None, "too many chat messages; wait a moment and send it again")]
 # Bo unmutes Ana and hears her again
@@ -284,7 +290,7 @@ c += [send("B", {"type": "mute", "id": 4, "table": "$t", "sender": "$senderA", "
 # (Ana's chat bucket is empty: the start went through, chat is limited on its own)
 START = [{"type": "deals_committed", "match": 1, "commitment": "*", "contributions": [None] * 4},
          {"type": "deal_started", "deal_number": 1, "dealer": 3}]
-for who, first, seat in (("A", 6, 0), ("B", 4, 1), ("S", 7, None)):
+for who, first, seat in (("A", 7, 0), ("B", 5, 1), ("S", 8, None)):
     evs = START + ([{"type": "hand_dealt", "seat": seat, "cards": "*"}] if seat is not None
                    else []) + [{"type": "turn", "seat": 0, "phase": "play"}, TC]
     c += [ev(who, "$t", first + i, e) for i, e in enumerate(evs)]
@@ -303,10 +309,52 @@ sam_said = {"type": "chat", "from_seat": None, "name": "Sam", "text": "Bo holds 
 history = {"type": "chat_history", "lines": [said, sam_said, {**said, "text": "again"},
                                              {**said, "text": "three"}],
            "sender": "$senderE", "muted": []}
-c += [send("E", {"type": "spectate", "id": 4, "table": "$t"}), ok("E", 4, {"table": "$t", "seq": 7}),
-      ev("E", "$t", 7, TC), ev("E", "$t", 7, {"type": "snapshot", "view": "*"}),
-      ev("E", "$t", 7, history)]
+c += [send("E", {"type": "spectate", "id": 4, "table": "$t"}), ok("E", 4, {"table": "$t", "seq": 8}),
+      ev("E", "$t", 8, TC), ev("E", "$t", 8, {"type": "snapshot", "view": "*"}),
+      ev("E", "$t", 8, history),
+      # 1.5: one more spectator, announced to everyone at the table
+      ev("E", "$t", 9, TC), ev("A", "$t", 12, TC), ev("B", "$t", 10, TC), ev("S", "$t", 12, TC)]
 c += silent("A", "B", "S", "E")
 (OUT / "12_chat_fair.json").write_text(json.dumps({
     "name": "chat (seats to all, spectators to spectators), mute and unmute, chat limits, rematch and per-match records refused before the end, a new spectator's chat_history",
     "settings": {"chat_burst": 3, "chat_per_second": 0.01}, "steps": c}, indent=1) + "\n")
+
+# ---------------------------------------------------------------- seats in play (1.5)
+# A player who dropped is waited for (grace_until in its SeatInfo) unless the others vote
+# to let a bot play now (let_bot_play); a late friend takes a bot's seat mid-match (join);
+# a turn timer that runs out says so (turn_timed_out) before the bot's card.
+p_opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off",
+          "grace_s": 3600, "turn_timer_s": 4}
+d = []
+d += hello("A", "Ana")
+d += [send("A", {"type": "create_table", "id": 2, "options": p_opts}),
+      ok("A", 2, {"table": "$t", "seat": 0, "code": None}), ev("A", "$t", 1, TC)]
+d += hello("B", "Bo")
+d += [send("B", {"type": "join", "id": 2, "table": "$t", "seat": 2}),
+      ok("B", 2, {"table": "$t", "seat": 2}), ev("B", "$t", 2, TC), ev("A", "$t", 2, TC),
+      send("A", {"type": "start", "id": 3, "table": "$t"}), ok("A", 3, {"table": "$t"})]
+P_START = [{"type": "deals_committed", "match": 1, "commitment": "*", "contributions": [None] * 4},
+           {"type": "deal_started", "deal_number": 1, "dealer": 3}]
+for who, seat in (("A", 0), ("B", 2)):
+    evs = [*P_START, {"type": "hand_dealt", "seat": seat, "cards": "*"},
+           {"type": "turn", "seat": 0, "phase": "play"}, TC]
+    d += [ev(who, "$t", 3 + i, e) for i, e in enumerate(evs)]
+d += [{"as": "B", "disconnect": True},
+      ev("A", "$t", 8, {"type": "player_disconnected", "seat": 2}), ev("A", "$t", 9, TC),
+      send("A", {"type": "let_bot_play", "id": 4, "table": "$t", "seat": 2}),
+      ok("A", 4, {"table": "$t", "seat": 2}), ev("A", "$t", 10, TC),
+      send("A", {"type": "let_bot_play", "id": 5, "table": "$t", "seat": 1}),
+      err("A", 5, "wrong_phase", None, "seat 1 is not waiting for its player to come back")]
+d += hello("C", "Cy")
+d += [send("C", {"type": "join", "id": 2, "table": "$t", "seat": 3}),
+      ok("C", 2, {"table": "$t", "seat": 3}),
+      ev("C", "$t", 10, TC), ev("C", "$t", 10, {"type": "snapshot", "view": "*"}),
+      ev("A", "$t", 11, TC)]
+TIMER = [{"type": "turn_timed_out", "seat": 0}, {"type": "card_played", "seat": 0, "card": "*"},
+         {"type": "turn", "seat": 1, "phase": "play"}]
+d += [ev("A", "$t", 12 + i, e) for i, e in enumerate(TIMER)]
+d += [ev("C", "$t", 11 + i, e) for i, e in enumerate(TIMER)]
+d += silent("A", "C")
+(OUT / "13_seats_in_play.json").write_text(json.dumps({
+    "name": "1.5: a dropped player's seat given to a bot by vote, a late friend taking a bot's seat mid-match, a turn timer running out",
+    "steps": d}, indent=1) + "\n")

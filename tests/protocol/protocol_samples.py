@@ -315,4 +315,21 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             "server",
             p.Error(id=12, code="conflict", message="the table kept changing; send it again"),
         ),
+        # 1.5: a vote to let a bot play an absent player's seat now, the grace period's end
+        # and the votes in SeatInfo, and a turn timer that ran out.
+        ("let_bot_play", "client", p.LetBotPlay(id=25, table="t-7f3a", seat=2)),
+        (
+            "ev_table_changed_grace",
+            "server",
+            p.Event(table="t-7f3a", seq=88, event=p.TableChanged(table=p.TableInfo(
+                table="t-7f3a", name="Ana's table", options=OPTIONS, status="playing",
+                seats=[p.SeatInfo(kind="human", name="Ana", connected=True),
+                       p.SeatInfo(kind="bot", name="Yann", level="normal", connected=True),
+                       p.SeatInfo(kind="human", name="Cy", connected=False,
+                                  grace_until=1767225600.5, bot_votes=[0]),
+                       p.SeatInfo(kind="bot", name="Loïc", level="normal", connected=True)],
+                creator=0, match=1, next_commitment=COMMITMENT))),
+        ),
+        ("ev_turn_timed_out", "server",
+         p.Event(table="t-7f3a", seq=89, event=p.TurnTimedOut(seat=2))),
     ]

@@ -66,6 +66,7 @@ def test_catalogue_is_complete() -> None:
         "rematch",
         "chat",
         "mute",
+        "let_bot_play",
     }
     assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event"}
     assert set(protocol.EVENT_TYPES) == {
@@ -91,4 +92,5 @@ def test_catalogue_is_complete() -> None:
         "rematch_accepted",
         "chat",
         "chat_history",
+        "turn_timed_out",
     }

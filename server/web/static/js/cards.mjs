@@ -1,6 +1,9 @@
 // The game's words for the browser: card codes and names (R1-R3), teams (R5), signals
 // (R15), error codes in plain sentences, and the cleaning of network text. Pure data and
-// functions, no DOM: the node tests import this module as it is.
+// functions, no DOM: the node tests import this module as it is. The words themselves are
+// in the message catalogues (i18n.mjs).
+
+import { t } from "./i18n.mjs";
 
 /** R2: ranks 1-9, Valet, Cavalière, Roi; suits oros, copas, bastos, espadas. */
 export const RANKS = "123456789VCR";
@@ -22,16 +25,12 @@ export const MAJEURES = Object.freeze({
   "2e": [12, "Deux d'écrit"],
 });
 const RANK_STRENGTH = { 1: 11, R: 10, C: 9, V: 8, 9: 7, 8: 6, 7: 5, 6: 4, 5: 3, 4: 2, 3: 1 };
-const RANK_NAMES = {
-  1: "Ace", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight",
-  9: "Nine", V: "Valet", C: "Cavalière", R: "Roi",
-};
-/** Suit: English name, Spanish name, symbol shown on the face (colour comes from CSS). */
+/** Suit: its colour class and name key (the face's sign is drawn by cardsvg.mjs). */
 export const SUIT_INFO = Object.freeze({
-  o: { name: "coins", spanish: "oros", symbol: "◆" },
-  c: { name: "cups", spanish: "copas", symbol: "♥" },
-  b: { name: "batons", spanish: "bastos", symbol: "♣" },
-  e: { name: "swords", spanish: "espadas", symbol: "♠" },
+  o: { key: "suit.o", spanish: "oros" },
+  c: { key: "suit.c", spanish: "copas" },
+  b: { key: "suit.b", spanish: "bastos" },
+  e: { key: "suit.e", spanish: "espadas" },
 });
 
 export function isCard(code) {
@@ -44,20 +43,24 @@ export function strength(code) {
   return m ? m[0] : RANK_STRENGTH[code[0]];
 }
 
+/** The card without its R3 name: 'Roi of batons', 'Roi de bâtons'. */
+export function plainName(code) {
+  return t(`card.of.${code[1]}`, { rank: t(`rank.${code[0]}`) });
+}
+
 /** 'Monsieur', 'Roi of batons', 'Ace of swords' (as server/game/cards.py names them). */
 export function cardName(code) {
   const m = MAJEURES[code];
-  if (m) return m[1];
-  return `${RANK_NAMES[code[0]]} of ${SUIT_INFO[code[1]].name}`;
+  return m ? m[1] : plainName(code);
 }
 
-/** What a screen reader says for a card: name, rank and suit, strength. */
+/** What a screen reader says for a card: its name, rank and suit, strength. */
 export function cardLabel(code) {
-  const suit = SUIT_INFO[code[1]];
-  const plain = `${RANK_NAMES[code[0]]} of ${suit.name}`;
+  const plain = plainName(code);
   const name = cardName(code);
-  return name === plain ? `${plain}, strength ${strength(code)}`
-    : `${name}, ${plain}, strength ${strength(code)}`;
+  const n = strength(code);
+  return name === plain ? t("card.label", { name: plain, n })
+    : t("card.label.named", { name, plain, n });
 }
 
 /** The rank as printed on the face: 1..9, V, C, R. */
@@ -76,59 +79,25 @@ export function sortByStrength(cards) {
 export const leftOf = (seat) => (seat + 1) % 4;
 export const partnerOf = (seat) => (seat + 2) % 4;
 export const teamOf = (seat) => seat % 2;
-export const TEAM_NAMES = ["Team A", "Team B"];
+export const teamName = (team) => t(`team.${team}`);
 
-/** R15: the signal vocabulary, each in plain words. */
-export const SIGNALS = Object.freeze([
-  ["monsieur", "I hold Monsieur (3o)"],
-  ["madame", "I hold Madame (3c)"],
-  ["borgne", "I hold Le Borgne (2o)"],
-  ["vache", "I hold La Vache (2c)"],
-  ["grand_neuf", "I hold Grand-neuf (9c)"],
-  ["petit_neuf", "I hold Petit-neuf (9o)"],
-  ["deux_de_chene", "I hold Deux de chêne (2b)"],
-  ["deux_d_ecrit", "I hold Deux d'écrit (2e)"],
-  ["aces", "I hold N aces"],
-  ["useless_hand", "My hand is worthless"],
-  ["going_mordienne", "I am going for mordienne"],
-]);
-const SIGNAL_WORDS = new Map(SIGNALS);
+/** R15: the signal vocabulary (ids; the words are in the catalogues). */
+export const SIGNALS = Object.freeze(["monsieur", "madame", "borgne", "vache", "grand_neuf",
+  "petit_neuf", "deux_de_chene", "deux_d_ecrit", "aces", "useless_hand", "going_mordienne"]);
 
 /** A signal in words: 'I hold 3 aces'. Unknown ids (a newer server) are named as sent. */
 export function signalText(signal, n) {
-  if (signal === "aces") return `I hold ${n} ace${n === 1 ? "" : "s"}`;
-  return SIGNAL_WORDS.get(signal) ?? `signal “${cleanText(String(signal)).slice(0, 32)}”`;
+  if (signal === "aces") return t("signal.aces", { n });
+  if (SIGNALS.includes(signal)) return t(`signal.${signal}`);
+  return t("signal.unknown", { id: cleanText(String(signal)).slice(0, 32) });
 }
 
-/** Server error codes in plain words (docs/PROTOCOL.md, "Error codes"). */
-export const ERROR_SENTENCES = Object.freeze({
-  not_your_turn: "It is not your turn: wait for your turn to come round (R10).",
-  card_not_in_hand: "You do not hold that card.",
-  wrong_phase: "That cannot be done at this point of the deal.",
-  match_over: "The match is over.",
-  signals_off: "This table does not allow signals (R16).",
-  bad_discard: "Discard exactly six different cards of your hand (R9).",
-  unknown_card: "That is not a card: rank 1-9, V, C or R, then suit o, c, b or e (R2).",
-  no_such_table: "There is no such table (it may have finished and been cleaned up).",
-  bad_code: "That table is private: it needs the right join code.",
-  seat_taken: "That seat is taken; pick another one.",
-  table_full: "All four seats are taken; you can watch the table instead.",
-  not_seated: "You have no seat at that table.",
-  not_at_table: "You are not at that table.",
-  not_creator: "Only the player who created the table can do that.",
-  not_ready: "The table cannot start now (it has already started or finished).",
-  too_many_tables: "No room for another table right now (you, or the server, have too many open).",
-  too_many_spectators: "That table has all the spectators it can take.",
-  rate_limited: "Slow down: too many commands at once.",
-  storage_unavailable: "The server could not save that, so nothing changed; try again.",
-  internal_error: "The server hit an internal error; nothing changed.",
-  shutting_down: "The server is restarting; nothing changed. It will be sent again.",
-  server_busy: "The server is too busy for new tables or players right now; try again in a few seconds.",
-  conflict: "The table changed while your move was being applied; nothing changed. Try again.",
-  bad_token: "The server no longer knows this session.",
-  invalid_field: "The server refused a value",
-  unknown_type: "The server does not know that command.",
-});
+/** Server error codes this client explains (docs/PROTOCOL.md, "Error codes"). */
+export const ERROR_CODES = Object.freeze(["not_your_turn", "card_not_in_hand", "wrong_phase",
+  "match_over", "signals_off", "bad_discard", "unknown_card", "no_such_table", "bad_code",
+  "seat_taken", "table_full", "not_seated", "not_at_table", "not_creator", "not_ready",
+  "too_many_tables", "too_many_spectators", "rate_limited", "storage_unavailable",
+  "internal_error", "shutting_down", "server_busy", "conflict", "bad_token", "unknown_type"]);
 
 /** An error reply as one sentence; codes this client does not know read like internal_error. */
 export function errorSentence(reply) {
@@ -136,11 +105,12 @@ export function errorSentence(reply) {
   const message = cleanText(String(reply?.message ?? "")).slice(0, 200);
   if (code === "card_not_in_hand") {
     const card = reply?.details?.card;
-    return isCard(card) ? `You do not hold ${cardName(card)} (${card}).`
-      : ERROR_SENTENCES.card_not_in_hand;
+    return isCard(card) ? t("error.card_not_in_hand.card", { name: cardName(card), card })
+      : t("error.card_not_in_hand");
   }
-  if (code === "invalid_field") return `${ERROR_SENTENCES.invalid_field}: ${message}`;
-  return ERROR_SENTENCES[code] ?? `The server refused that: ${message || code}`;
+  if (code === "invalid_field") return t("error.invalid_field", { message });
+  return ERROR_CODES.includes(code) ? t(`error.${code}`)
+    : t("error.other", { message: message || code });
 }
 
 // Cc (controls), Cf (format: bidi overrides, zero-width), Cs, Co, Cn, Zl, Zp.

@@ -107,6 +107,7 @@ export class Connection {
     name = safeName(name, "") || this.name;
     this.name = name;
     this.session.name = name;
+    this.renamed = true;   // the next welcome: show the new name where we sit (1.5)
     this._save();
     if (this.ws) this.ws.close(1000, "new name");
   }

@@ -3,7 +3,8 @@
 // client turns a string into markup (no HTML-parsing DOM API is used anywhere):
 // tests/web/test_http.py greps the modules for every such API.
 
-import { SUIT_INFO, cardLabel, cardName, rankText } from "./cards.mjs";
+import { MAJEURES, cardLabel } from "./cards.mjs";
+import { cardSvg } from "./cardsvg.mjs";
 
 /**
  * h("button", {class: "x", onclick: fn, "aria-label": "..."}, "text", child...)
@@ -59,19 +60,24 @@ export function show(node, visible) {
 }
 
 /**
- * A card's face: rank and suit symbol in the corner, the symbol large, the name below
- * (R2, R3). `data-card` carries the code (tests read it; nothing else is hidden in it).
+ * A card's face: the game's own drawing (cardsvg.mjs: Spanish suit signs, the rank in the
+ * corners, R3's named cards with their name), its number in the hand when given, and its
+ * name for screen readers (aria-label). `data-card` carries the code (tests read it).
  */
 export function cardFace(code, { tag = "span", extra = {}, number = null, small = false } = {}) {
-  const suit = SUIT_INFO[code[1]];
+  const named = MAJEURES[code]?.[1] ?? null;
+  // A button is named by its content (a hidden sentence; the drawing is aria-hidden), so
+  // that its accessible name never leaves out what it shows; a picture by its aria-label.
+  const { "aria-label": label = cardLabel(code), ...rest } = extra;
+  const button = tag === "button";
   return h(tag, {
-    class: ["card", `suit-${code[1]}`, small && "small"],
-    "aria-label": cardLabel(code),
-    ...extra,
+    class: ["card", `suit-${code[1]}`, small && "small", named && "named"],
+    "aria-label": button ? null : label,
+    role: button ? null : "img",
+    ...rest,
     dataset: { ...(extra.dataset ?? {}), card: code },
   },
-  h("span", { class: "corner", "aria-hidden": "true" }, rankText(code), h("br"), suit.symbol),
-  h("span", { class: "pip", "aria-hidden": "true" }, suit.symbol),
-  h("span", { class: "name", "aria-hidden": "true" }, cardName(code)),
+  cardSvg(code, named),
+  button ? h("span", { class: "visually-hidden" }, label) : null,
   number !== null ? h("span", { class: "num", "aria-hidden": "true" }, String(number)) : null);
 }

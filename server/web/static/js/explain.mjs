@@ -1,8 +1,11 @@
 // The end of a deal in words (R11-R13a). Pure functions; the server's deal_scored stays the
 // truth (who won, the points, mordienne): this module only says why, and the node tests
-// check that its reading of the rules agrees with the engine's (server/game/rules.py).
+// check that its reading of the rules agrees with the engine's (server/game/rules.py). The
+// words are the catalogues' (i18n.mjs); a sentence whose subject is the reader has its own
+// key ("...you"), so that no language has to say "you wins".
 
-import { TEAM_NAMES, teamOf } from "./cards.mjs";
+import { teamName, teamOf } from "./cards.mjs";
+import { t } from "./i18n.mjs";
 
 /**
  * R12/R13/R13a from each trick's winner (null = spoiled, R11), in order.
@@ -30,89 +33,86 @@ export function dealOutcome(winners, mordienneOn = true) {
   return { counts, winner, tied, reachedAt, spoiled, mordienne, run };
 }
 
-const list = (xs) => (xs.length < 2 ? xs.join("")
-  : `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`);
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** "a, b and c" in the current language. */
+export function list(xs) {
+  if (xs.length < 2) return xs.join("");
+  return t("list.and", { items: xs.slice(0, -1).join(", "), last: xs[xs.length - 1] });
+}
 
 /**
  * Sentences that explain a finished deal.
  * @param {object} deal  deal_scored's fields (winner, points, mordienne, trick_counts,
  *                       totals, deal_number) and `tricks` ([{leader, cards, winner}]) or null
  * @param {(seat: number) => string} nameOf  a seat's display name
+ * @param {number|null} me  our seat (sentences about us say "you")
  */
-export function explainDeal(deal, nameOf) {
+export function explainDeal(deal, nameOf, me = null) {
   const out = [];
   const counts = deal.trick_counts ?? [0, 0, 0, 0];
   const winner = deal.winner ?? null;
   const gained = deal.points ?? [0, 0];
+  const you = winner !== null && winner === me ? ".you" : "";
+  const who = winner !== null ? nameOf(winner) : "";
   if (Array.isArray(deal.tricks) && deal.tricks.length === 9) {
-    const o = dealOutcome(deal.tricks.map((t) => t.winner ?? null));
-    if (o.spoiled.length) {
-      out.push(o.spoiled.length === 9
-        ? "All nine tricks were spoiled: each had two or more top cards of equal strength (R11)."
-        : `${o.spoiled.length === 1 ? "Trick" : "Tricks"} ${list(o.spoiled.map(String))} `
-          + `${o.spoiled.length === 1 ? "was" : "were"} spoiled (pourri): two or more top cards `
-          + "tied, nobody won it, and the same seat led again (R11).");
+    const o = dealOutcome(deal.tricks.map((tr) => tr.winner ?? null));
+    if (o.spoiled.length === 9) out.push(t("deal.all_spoiled"));
+    else if (o.spoiled.length) {
+      out.push(t("deal.spoiled", { n: o.spoiled.length, tricks: list(o.spoiled.map(String)) }));
     }
     if (winner === null) {
-      out.push("Nobody won a trick, so nobody scores (R12).");
+      out.push(t("deal.nobody"));
       return out;
     }
     const top = counts[winner];
     if (o.winner === winner && o.tied.length > 1) {
       const others = o.tied.filter((s) => s !== winner);
-      out.push(`${list(o.tied.map(nameOf))} each won ${plural(top, "trick")}; `
-        + `${nameOf(winner)} reached ${top} first (trick ${o.reachedAt[winner]}, `
-        + `${list(others.map((s) => `${nameOf(s)} at trick ${o.reachedAt[s]}`))}), `
-        + "so wins the deal (R12).");
+      out.push(t(`deal.tie${you}`, { names: list(o.tied.map(nameOf)), n: top, who,
+        at: o.reachedAt[winner],
+        others: list(others.map((s) => t("deal.tie.other", { name: nameOf(s), at: o.reachedAt[s] }))) }));
     } else {
-      out.push(`${nameOf(winner)} won the most tricks (${top}) and wins the deal (R12). `
-        + "Partners' tricks are not added together.");
+      out.push(t(`deal.most${you}`, { who, n: top }));
     }
     if (deal.mordienne) {
-      out.push(top === 9 ? `${nameOf(winner)} won all nine tricks: mordienne (R13a).`
-        : `Mordienne: ${nameOf(winner)}'s tricks are exactly the last ${top} of the deal, `
-          + `won in a row (tricks ${10 - top} to 9) (R13).`);
+      out.push(top === 9 ? t(`deal.mordienne.all${you}`, { who })
+        : t(`deal.mordienne${you}`, { who, n: top, from: 10 - top }));
     } else if (o.winner === winner && top >= 2 && o.run >= 1 && o.run < top) {
-      const early = deal.tricks.flatMap((t, i) => (t.winner === winner && i < 9 - o.run
+      const early = deal.tricks.flatMap((tr, i) => (tr.winner === winner && i < 9 - o.run
         ? [i + 1] : []));
-      out.push(`No mordienne: ${nameOf(winner)} won the last ${plural(o.run, "trick")} but also `
-        + `${early.length === 1 ? "trick" : "tricks"} ${list(early.map(String))} (R13).`);
+      out.push(t(`deal.no_mordienne${you}`, { who, n: o.run, k: early.length,
+        tricks: list(early.map(String)) }));
     }
   } else {
     const spoiled = 9 - counts.reduce((a, b) => a + b, 0);
-    if (spoiled > 0) out.push(`${plural(spoiled, "trick")} spoiled (R11).`);
+    if (spoiled > 0) out.push(t("deal.spoiled.count", { n: spoiled }));
     if (winner === null) {
-      out.push("Nobody won a trick, so nobody scores (R12).");
+      out.push(t("deal.nobody"));
       return out;
     }
     const top = counts[winner];
     const tied = [0, 1, 2, 3].filter((s) => counts[s] === top && s !== winner);
     out.push(tied.length
-      ? `${nameOf(winner)} won ${plural(top, "trick")}, as many as ${list(tied.map(nameOf))}, `
-        + `and reached ${top} first, so wins the deal (R12).`
-      : `${nameOf(winner)} won the most tricks (${top}) and wins the deal (R12).`);
+      ? t(`deal.tie.short${you}`, { who, n: top, names: list(tied.map(nameOf)) })
+      : t(`deal.most${you}`, { who, n: top }));
     if (deal.mordienne) {
-      out.push(top === 9 ? "All nine tricks: mordienne (R13a)."
-        : `Mordienne: those were the last ${top} tricks, won in a row (R13).`);
+      out.push(top === 9 ? t("deal.mordienne.all.short") : t("deal.mordienne.short", { n: top }));
     }
   }
   const team = teamOf(winner);
   const pts = gained[team] ?? 0;
-  let score = `${TEAM_NAMES[team]} scores ${plural(pts, "point")}`;
-  if (Array.isArray(deal.totals)) {
-    score += ` (match: ${TEAM_NAMES[0]} ${deal.totals[0]}, ${TEAM_NAMES[1]} ${deal.totals[1]})`;
-  }
-  out.push(`${score}.`);
+  out.push(Array.isArray(deal.totals)
+    ? t("deal.score.totals", { team: teamName(team), n: pts, a: teamName(0), b: teamName(1),
+      pa: deal.totals[0], pb: deal.totals[1] })
+    : t("deal.score", { team: teamName(team), n: pts }));
   return out;
 }
 
 /** R14: the match's result in words, from our point of view when we sit at the table. */
 export function matchResultText(result, points, seat) {
-  const score = `${TEAM_NAMES[0]} ${points[0]}, ${TEAM_NAMES[1]} ${points[1]}`;
-  if (result === "draw") return `The match is a draw (${score}).`;
+  const score = t("score.line", { a: teamName(0), pa: points[0], b: teamName(1), pb: points[1] });
+  if (result === "draw") return t("match.draw", { score });
   const team = result === "team0" ? 0 : 1;
-  if (seat === null || seat === undefined) return `${TEAM_NAMES[team]} wins the match (${score}).`;
-  return teamOf(seat) === team ? `Your team wins the match (${score})!`
-    : `${TEAM_NAMES[team]} wins the match (${score}).`;
+  if (seat !== null && seat !== undefined && teamOf(seat) === team) {
+    return t("match.won.you", { score });
+  }
+  return t("match.won", { team: teamName(team), score });
 }

@@ -2,6 +2,7 @@
 
 import { safeName } from "./cards.mjs";
 import { fill, h } from "./dom.mjs";
+import { t } from "./i18n.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,12 +27,22 @@ export function optionsFromForm(form) {
   else options.deals = int("deals") ?? 5;
   const timer = int("turn_timer_s");
   if (timer !== null) options.turn_timer_s = timer;
+  const grace = int("grace_s");
+  if (grace !== null) options.grace_s = grace;
   return options;
 }
 
-/** "t1a2b", "http://host/t/t1a2b#code=K7Q2" or "/t/t1a2b" -> {table, code}. */
+/** "t1a2b", "http://host/t/t1a2b#code=K7Q2", "/t/t1a2b", or the terminal's invitation
+ *  "join t1a2b K7Q2" (issue 31, item 7) -> {table, code}. */
 export function parseTableRef(text) {
-  const raw = String(text).trim();
+  let raw = String(text).trim();
+  const words = raw.replace(/^`|`$/g, "").split(/\s+/);
+  if (words[0] === "join" || words[0] === "watch") {
+    const [, table = "", ...rest] = words;
+    const code = rest.find((w) => !/^[0-3]$|^any$|^-$/.test(w)) ?? null;
+    if (!table.includes("/")) return { table: table.slice(0, 64), code };
+    raw = table;
+  }
   try {
     const url = new URL(raw, location.href);
     const m = /^\/t\/([A-Za-z0-9_-]{1,64})$/.exec(url.pathname);
@@ -76,57 +87,64 @@ export function setupLobby(app) {
     const watching = ev.submitter?.value === "watch";
     const result = await app.act(watching ? "spectate" : "join",
       { table: ref.table, code }, "lobby");
-    if (result) app.navigate(app.tableLink(ref.table));
+    if (result) {
+      // A start of an id is resolved by the server (protocol 1.5): the result names it.
+      const table = typeof result.table === "string" ? result.table : ref.table;
+      if (code) app.conn.codes[table] = code;
+      app.navigate(app.tableLink(table));
+    }
   });
 }
 
 function optionsText(info) {
   const o = info.options ?? {};
-  const parts = [o.target_points ? `first to ${o.target_points} points`
-    : `${o.deals ?? 5} deal${o.deals === 1 ? "" : "s"}`];
-  if (o.chanter) parts.push("chanter");
-  if (o.partner_draw) parts.push("partner draw");
-  parts.push(`signals ${safeName(o.signals, "private")}`);
-  if (o.turn_timer_s) parts.push(`${o.turn_timer_s} s turns`);
-  parts.push(`bots ${safeName(o.bot_level, "normal")}`);
-  if (info.private) parts.push("private");
-  if (info.spectators) parts.push(`${info.spectators} watching`);
+  const parts = [o.target_points ? t("meta.target", { target: o.target_points })
+    : t("meta.deals", { n: o.deals ?? 5 })];
+  if (o.chanter) parts.push(t("meta.chanter"));
+  if (o.partner_draw) parts.push(t("meta.partner_draw"));
+  parts.push(t(`meta.signals.${["private", "risky", "off"].includes(o.signals) ? o.signals : "private"}`));
+  if (o.turn_timer_s) parts.push(t("meta.timer", { n: o.turn_timer_s }));
+  parts.push(t("meta.bots", { level: t(`level.${safeName(o.bot_level, "normal")}`) }));
+  if (info.private) parts.push(t("meta.private"));
+  if (info.spectators) parts.push(t("meta.watching", { n: info.spectators }));
   return parts.join(" · ");
 }
 
 function seatText(s) {
-  if (!s || s.kind === "empty") return "empty";
-  if (s.kind === "bot") return `bot (${safeName(s.level, "normal")})`;
-  return safeName(s.name) + (s.connected ? "" : " (away)");
+  if (!s || s.kind === "empty") return t("lobby.seat.empty");
+  if (s.kind === "bot") return t("lobby.seat.bot", { level: t(`level.${safeName(s.level, "normal")}`) });
+  return safeName(s.name) + (s.connected ? "" : ` ${t("lobby.seat.away")}`);
 }
+
+const STATUSES = ["waiting", "playing", "finished", "abandoned"];
 
 function tableEntry(app, info, mySeat) {
   const table = String(info.table);
-  const name = safeName(info.name, `Table ${table.slice(0, 8)}`);
-  const status = safeName(info.status, "waiting");
+  const name = safeName(info.name, t("table.untitled", { id: table.slice(0, 8) }));
+  const status = STATUSES.includes(info.status) ? info.status : "waiting";
   const seats = Array.isArray(info.seats) ? info.seats : [];
   const waiting = status === "waiting";
   return h("li", { class: "table-entry", dataset: { table } },
     h("div", { class: "t-head" },
       h("a", { href: app.tableLink(table), class: "t-name" }, name),
-      h("span", { class: ["badge", `status-${status}`] }, status),
-      mySeat !== undefined ? h("span", { class: "badge mine" }, `you: seat ${mySeat}`) : null),
+      h("span", { class: ["badge", `status-${status}`] }, t(`status.${status}`)),
+      mySeat !== undefined ? h("span", { class: "badge mine" }, t("lobby.your_seat", { seat: mySeat })) : null),
     h("div", { class: "t-options muted" }, optionsText(info)),
     h("ol", { class: "t-seats", start: "0" }, seats.map((s, i) => h("li", {},
       h("span", { class: s?.kind === "empty" ? "muted" : "" }, seatText(s)),
       waiting && s?.kind === "empty" && mySeat === undefined
-        ? h("button", { type: "button", class: "small", "aria-label": `Sit in seat ${i} at ${name}`,
+        ? h("button", { type: "button", class: "small", "aria-label": t("lobby.sit.label", { seat: i, name }),
           onclick: async () => {
             const ok = await app.act("join", { table, seat: i, code: app.conn.codes[table] ?? null },
               "lobby");
             if (ok) app.navigate(app.tableLink(table));
-          } }, "Sit here")
+          } }, t("seat.sit"))
         : null))),
     h("div", { class: "row" },
       mySeat !== undefined
-        ? h("a", { href: app.tableLink(table), class: "button primary" }, "Back to your seat")
+        ? h("a", { href: app.tableLink(table), class: "button primary" }, t("lobby.back_to_seat"))
         : h("a", { href: app.tableLink(table), class: "button" },
-          waiting ? "Open" : "Watch")));
+          waiting ? t("lobby.open") : t("lobby.watch"))));
 }
 
 export function renderLobby(app) {
@@ -137,25 +155,25 @@ export function renderLobby(app) {
   const list = $("tables");
   list.setAttribute("aria-busy", app.lobby.loaded ? "false" : "true");
   if (!app.lobby.loaded) {
-    if (app.lobby.error) fill(list, h("li", { class: "muted" }, app.lobby.error));
+    fill(list, h("li", { class: "muted" }, app.lobby.error || t("lobby.loading")));
   } else if (!app.lobby.tables.length) {
-    fill(list, h("li", { class: "muted" }, "No tables yet: create one below."));
+    fill(list, h("li", { class: "muted" }, t("lobby.none")));
   } else {
     fill(list, app.lobby.tables.map((info) => tableEntry(app, info, mine.get(info.table))));
   }
   $("more").hidden = !app.lobby.next;
   // Tables we sit at or watch (from list_tables' seats and our own models).
   const ours = new Map();
-  for (const [table, seat] of mine) ours.set(table, `seat ${seat}`);
+  for (const [table, seat] of mine) ours.set(table, t("lobby.mine.seat", { seat }));
   for (const [table, model] of app.models) {
     if (!ours.has(table) && app.conn.following(table)) {
-      ours.set(table, model.seat === null ? "watching" : `seat ${model.seat}`);
+      ours.set(table, model.seat === null ? t("lobby.mine.watching") : t("lobby.mine.seat", { seat: model.seat }));
     }
   }
   $("my-tables").hidden = ours.size === 0;
   fill($("my-tables-list"), [...ours].map(([table, what]) => {
     const model = app.models.get(table);
-    const name = safeName(model?.info?.name, `Table ${table.slice(0, 8)}`);
+    const name = safeName(model?.info?.name, t("table.untitled", { id: table.slice(0, 8) }));
     return h("li", {}, h("a", { href: app.tableLink(table) }, name), ` (${what})`);
   }));
 }

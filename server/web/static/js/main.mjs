@@ -3,8 +3,10 @@
 // private table's join code, which never leaves the browser).
 
 import { cleanText, errorSentence, safeName } from "./cards.mjs";
+import { installDefs } from "./cardsvg.mjs";
 import { CommandFailed, Connection, socketUrl } from "./connection.mjs";
 import { newContribution } from "./fair.mjs";
+import { language, languages, setup as setupLanguages, t, use } from "./i18n.mjs";
 import { renderLobby, setupLobby } from "./lobby.mjs";
 import { TableModel } from "./model.mjs";
 import { renderTable, setupTable } from "./table.mjs";
@@ -20,6 +22,10 @@ const app = {
   /** cards chosen for the chanter discard (R9) */
   discard: new Set(),
   notice: "",
+  /** good news (a link copied, a mute): a polite status line, not an alert */
+  status: "",
+  /** the card chosen and waiting for its confirmation (prefs.confirm) */
+  armed: null,
   /** the chat box's own message (a refused chat), apart from the table's notice */
   chatNotice: "",
   renderQueued: false,
@@ -39,8 +45,22 @@ function parseRoute() {
 /** Go to a screen; `push` adds a history entry (links, buttons), not for popstate. */
 function navigate(path, push = true) {
   if (push && path !== location.pathname + location.hash) history.pushState(null, "", path);
+  const was = app.route;
   app.route = parseRoute();
+  // A table we only watched and move away from: stop watching it, so the people there do
+  // not count a spectator who is not looking (issue 31, item 8).
+  if (was.view === "table" && was.table !== app.route.table) {
+    const model = app.models.get(was.table);
+    if (model && model.seat === null && app.conn.following(was.table)
+        && !app.conn.session.tables.get(was.table)?.seat) {
+      app.conn.call("leave", { table: was.table }).catch(() => {});
+      app.conn.forget(was.table);
+      app.models.delete(was.table);
+    }
+  }
   app.notice = "";
+  app.status = "";
+  app.armed = null;
   app.chatNotice = "";
   app.discard.clear();
   enterRoute();
@@ -109,25 +129,24 @@ function onEvent(table, seq, event) {
 function onStatus(status, detail) {
   const node = $("status");
   const words = {
-    connecting: "Connecting…",
-    online: detail === "reconnected" ? "Connected again" : "Connected",
-    reconnecting: "Connection lost: reconnecting…",
-    fatal: "Disconnected",
+    connecting: t("conn.connecting"),
+    online: detail === "reconnected" ? t("conn.online.again") : t("conn.online"),
+    reconnecting: t("conn.reconnecting"),
+    fatal: t("conn.fatal"),
   };
   node.textContent = words[status] ?? status;
   node.dataset.state = status;
   const banner = $("banner");
   banner.replaceChildren();
   if (status === "reconnecting") {
-    banner.append("The connection to the server was lost. Reconnecting by itself: "
-      + "your seats and moves are kept.");
+    banner.append(t("conn.banner.lost"));
     banner.dataset.kind = "warn";
     banner.hidden = false;
   } else if (status === "fatal") {
-    banner.append(`Disconnected: ${cleanText(detail)}. `);
+    banner.append(`${t("conn.banner.fatal", { why: cleanText(detail) })} `);
     const again = document.createElement("button");
     again.type = "button";
-    again.textContent = "Use this page";
+    again.textContent = t("conn.take_back");
     again.addEventListener("click", () => app.conn.restart());
     banner.append(again);
     banner.dataset.kind = "error";
@@ -136,10 +155,22 @@ function onStatus(status, detail) {
     banner.hidden = true;
   }
   document.body.dataset.connection = status;
+  render();
 }
 
 function onWelcome(welcome) {
   $("name-input").value = safeName(welcome.name, "");
+  if (app.conn.renamed) {
+    // Protocol 1.5: the session has its new name; the tables where we sit show it once we
+    // join them again (the seat is ours already: join answers with it).
+    app.conn.renamed = false;
+    for (const [table, stream] of app.conn.session.tables) {
+      if (stream.seat !== null && stream.seat !== undefined) {
+        app.conn.call("join", { table, code: app.conn.codes[table] ?? null, contribution: null })
+          .catch(() => {});
+      }
+    }
+  }
   if (app.route.view === "table" && !app.conn.following(app.route.table)) {
     watch(app.route.table);
   }
@@ -150,7 +181,7 @@ function onWelcome(welcome) {
 function onTableLost(table, code) {
   app.models.delete(table);
   if (app.route.view === "table" && app.route.table === table) {
-    app.notice = `You are no longer at this table (${errorSentence({ code })})`;
+    app.notice = t("table.lost", { why: errorSentence({ code }) });
     // Still worth a look as a spectator if it exists.
     watch(table);
   }
@@ -159,8 +190,7 @@ function onTableLost(table, code) {
 
 function onSessionLost() {
   app.models.clear();
-  setLobbyNotice("The server no longer knew your session (it expired): you have a new one, "
-    + "and your old seats are gone.");
+  setLobbyNotice(t("session.lost"));
 }
 
 // ------------------------------------------------------------------ lobby data
@@ -199,8 +229,7 @@ setInterval(() => {
 
 function describe(err) {
   if (err instanceof CommandFailed) {
-    return err.reply ? errorSentence(err.reply)
-      : "The connection dropped before the server answered; try again.";
+    return err.reply ? errorSentence(err.reply) : t("error.dropped");
   }
   return String(err?.message ?? err);
 }
@@ -219,6 +248,13 @@ function setLobbyNotice(text) {
 
 function setNotice(text) {
   app.notice = text;
+  if (text) app.status = "";
+  render();
+}
+
+function setStatus(text) {
+  app.status = text;
+  app.notice = "";
   render();
 }
 
@@ -298,6 +334,7 @@ function render() {
   queueMicrotask(() => {
     app.renderQueued = false;
     const onTable = app.route.view === "table";
+    document.body.dataset.view = onTable ? "table" : "lobby";
     $("lobby").hidden = onTable;
     $("table-view").hidden = !onTable;
     let title = "Aluette Online";
@@ -321,7 +358,7 @@ function setupName(conn) {
     ev.preventDefault();
     const name = cleanText(input.value).slice(0, 32);
     if (!name) {
-      input.setCustomValidity("Type a name (letters, not only spaces).");
+      input.setCustomValidity(t("name.invalid"));
       input.reportValidity();
       return;
     }
@@ -333,10 +370,29 @@ function setupName(conn) {
 function defaultName() {
   const n = new Uint16Array(1);
   crypto.getRandomValues(n);
-  return `Guest ${1000 + (n[0] % 9000)}`;
+  return t("name.guest", { n: 1000 + (n[0] % 9000) });
 }
 
-function start() {
+function setupLanguage() {
+  const select = $("lang-select");
+  select.replaceChildren(...Object.entries(languages).map(([code, name]) => {
+    const option = document.createElement("option");
+    option.value = code;
+    option.textContent = safeName(name, code);
+    return option;
+  }));
+  select.value = language();
+  select.addEventListener("change", async () => {
+    await use(select.value, true);
+    onStatus(app.conn.status, "");
+    render();
+  });
+}
+
+async function start() {
+  await setupLanguages(new URL("..", import.meta.url).href.replace(/\/$/, ""));
+  installDefs();
+  setupLanguage();
   const conn = new Connection({ url: socketUrl(), onEvent, onStatus, onTableLost,
     onSessionLost, onWelcome });
   app.conn = conn;
@@ -367,5 +423,5 @@ function start() {
 }
 
 Object.assign(app, { act, describe, navigate, refreshLobby, render, setLobbyNotice, setNotice,
-  showError, tableLink, watch });
+  setStatus, showError, tableLink, watch });
 start();

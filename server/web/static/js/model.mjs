@@ -25,6 +25,7 @@ export const CHAT_KEPT = 100;
 export const MAX_CHAT_LEN = 200;
 
 let models = 0;
+const now = () => (typeof performance !== "undefined" ? performance.now() : 0);
 const clone = (x) => (x === undefined ? undefined : JSON.parse(JSON.stringify(x)));
 
 export class TableModel {
@@ -40,6 +41,11 @@ export class TableModel {
     this.lastDraw = null;      // partner_draw's event (R7), if one was made
     this.matchOver = null;     // match_over's fields (record excluded)
     this.turnAt = 0;           // performance.now() of the last turn event (turn timer)
+    /** The trick just gathered ({cards, leader, winner, at}), shown a moment (pace). */
+    this.gathered = null;
+    this.dealAt = 0;           // performance.now() of the last deal_scored (its result shown)
+    this.dealSeen = 0;         // the deal whose result the player dismissed
+    this.timedOut = null;      // {seat, at}: the turn timer played for that seat (1.5)
     /** Set when an event cannot be applied from what we know (ask for a snapshot). */
     this.stale = false;
     this.match = 0;            // this table's match number (deals_committed; a rematch: +1)
@@ -119,6 +125,10 @@ export class TableModel {
     }
     if (kind === "deals_committed") {
       this._on_deals_committed(event);
+      return;
+    }
+    if (kind === "turn_timed_out") {
+      if (Number.isInteger(event.seat)) this.timedOut = { seat: event.seat, at: now() };
       return;
     }
     if (kind === "rematch_accepted") {
@@ -334,6 +344,7 @@ export class TableModel {
    *  trick_done says who won (R11): guessing the next seat would flash "your turn" on a
    *  page whose turn it is not. */
   _on_card_played(v, e) {
+    this.gathered = null;
     v.trick.push([e.seat, e.card]);
     v.hand_sizes[e.seat] = Math.max(0, v.hand_sizes[e.seat] - 1);
     if (e.seat === this.seat) v.hand = v.hand.filter((c) => c !== e.card);
@@ -344,6 +355,7 @@ export class TableModel {
   _on_trick_done(v, e) {
     const winner = e.winner ?? null;
     v.tricks.push({ leader: e.leader, cards: [...e.cards], winner });
+    this.gathered = { cards: [...e.cards], leader: e.leader, winner, at: now() };
     v.trick = [];
     if (winner !== null) {
       v.trick_counts[winner] += 1;
@@ -364,6 +376,7 @@ export class TableModel {
     v.to_act = null;
     this.lastDeal = { ...deal, deal_number: e.deal_number, totals: [...e.totals],
       tricks: v.tricks.length === 9 ? clone(v.tricks) : null };
+    this.dealAt = now();
   }
 
   _on_match_over(v, e) {

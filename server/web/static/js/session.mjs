@@ -43,13 +43,14 @@ export const FATAL_CLOSES = Object.freeze({
  * Event types of protocol 1.3; any other is from a newer minor version: skip, count seq.
  * 1.3 added deals_committed (the first event of every match: the model starts a fresh view
  * on it, which is how a rematch resets the table), rematch_accepted and chat; 1.4
- * chat_history (the last frame of a head, when there is chat to show).
+ * chat_history (the last frame of a head, when there is chat to show); 1.5 turn_timed_out.
  */
 export const KNOWN_EVENTS = new Set([
   "snapshot", "table_changed", "player_connected", "player_disconnected", "partner_draw",
   "deal_started", "hand_dealt", "chanter_vote", "chanter_result", "talon_dealt",
   "chanter_discarded", "card_played", "trick_done", "deal_scored", "match_over", "signal",
   "signal_sent", "turn", "deals_committed", "rematch_accepted", "chat", "chat_history",
+  "turn_timed_out",
 ]);
 
 /** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows). */

@@ -2,33 +2,44 @@
 // is, and the panels for the chanter (R9), signals (R15), the partner draw (R7), the end of
 // each deal (R11-R13a) and the match (R14, R17). Only public information is drawn for a
 // spectator: the model of a spectator never holds a hand (the server never sends one).
+//
+// Pace (issue 31): a gathered trick stays on the felt a moment, a deal's result is shown
+// over the table until the player moves on or a few seconds pass, the turn can ring and
+// notify while the tab is hidden, and a card can be confirmed before it is played.
 
 import {
-  SIGNALS, TEAM_NAMES, cardLabel, cardName, cleanText, isCard, partnerOf, safeName,
-  signalText, sortByStrength, teamOf,
+  SIGNALS, cardLabel, cardName, cleanText, isCard, partnerOf, safeName, signalText,
+  sortByStrength, teamName, teamOf,
 } from "./cards.mjs";
 import { CommandFailed } from "./connection.mjs";
 import { cardFace, fill, h } from "./dom.mjs";
 import { explainDeal, matchResultText } from "./explain.mjs";
+import { t } from "./i18n.mjs";
 import { MAX_CHAT_LEN } from "./model.mjs";
+import { prefs, savePrefs, turnAlert } from "./prefs.mjs";
 
 const $ = (id) => document.getElementById(id);
 const SLOTS = ["bottom", "left", "top", "right"]; // clockwise from our own seat (R4)
-const ACTING = { play: "to play", chanter_vote: "to vote", chanter_discard: "to discard" };
+const ACTING = new Set(["play", "chanter_vote", "chanter_discard"]);
+/** How long a gathered trick stays on the felt, and a deal's result over the table (ms). */
+export const TRICK_PAUSE_MS = 1200;
+export const DEAL_PAUSE_MS = 8000;
 
 /** The seat's display name: "you", or the cleaned name, or "seat N". */
 function nameOf(model, seat) {
-  if (model.seat === seat) return "you";
+  if (model.seat === seat) return t("you");
   const info = model.seatInfo(seat);
-  if (info?.kind === "bot" && !info.name) return `bot ${seat}`;
-  return safeName(info?.name, `seat ${seat}`);
+  if (info?.kind === "bot" && !info.name) return t("seat.bot", { seat });
+  return safeName(info?.name, t("seat.n", { seat }));
 }
 
 function relation(model, seat) {
-  if (model.seat === null) return TEAM_NAMES[teamOf(seat)];
-  if (seat === model.seat) return "you";
-  return seat === partnerOf(model.seat) ? "partner" : "opponent";
+  if (model.seat === null) return teamName(teamOf(seat));
+  if (seat === model.seat) return t("you");
+  return seat === partnerOf(model.seat) ? t("rel.partner") : t("rel.opponent");
 }
+
+const online = (app) => app.conn?.status === "online";
 
 // ------------------------------------------------------------------ actions
 
@@ -36,24 +47,28 @@ function play(app, model, card) {
   const v = model.view;
   if (!v || model.seat === null) return;
   if (v.phase === "match_over") {
-    app.setNotice("The match is over.");
+    app.setNotice(t("play.over"));
     return;
   }
   if (v.phase !== "play") {
-    app.setNotice(v.phase === "chanter_vote" ? "First the chanter vote (R9): no card is played yet."
-      : "First the chanter discard (R9): no card is played yet.");
+    app.setNotice(v.phase === "chanter_vote" ? t("play.vote_first") : t("play.discard_first"));
     return;
   }
   if (v.to_act !== model.seat) {
-    app.setNotice(v.to_act === null || v.to_act === undefined
-      ? "Nobody plays now: the deal is being scored."
-      : `It is not your turn: ${nameOf(model, v.to_act)} plays now (R10: play goes clockwise).`);
+    app.setNotice(v.to_act === null || v.to_act === undefined ? t("play.scoring")
+      : t("play.not_your_turn", { name: nameOf(model, v.to_act) }));
     return;
   }
   if (!v.hand.includes(card)) {
-    app.setNotice(`You do not hold ${cardName(card)} (${card}).`);
+    app.setNotice(t("error.card_not_in_hand.card", { name: cardName(card), card }));
     return;
   }
+  if (prefs.confirm && app.armed !== card) {
+    app.armed = card;   // the first tap chooses, the second (or the Play button) plays
+    app.setNotice("");
+    return;
+  }
+  app.armed = null;
   app.setNotice("");
   app.act("play", { table: model.table, card });
 }
@@ -62,7 +77,7 @@ function toggleDiscard(app, model, card) {
   if (app.discard.has(card)) app.discard.delete(card);
   else if (app.discard.size < 6) app.discard.add(card);
   else {
-    app.setNotice("Six cards are chosen already: unselect one first (R9).");
+    app.setNotice(t("discard.six_chosen"));
     return;
   }
   app.setNotice("");
@@ -71,7 +86,7 @@ function toggleDiscard(app, model, card) {
 function discard(app, model) {
   const cards = [...app.discard];
   if (cards.length !== 6) {
-    app.setNotice(`Choose exactly six cards to discard (R9): ${cards.length} chosen.`);
+    app.setNotice(t("discard.choose", { n: cards.length }));
     return;
   }
   model.pendingDiscard = cards;
@@ -102,15 +117,14 @@ function typed(app, model, text) {
     if (/^\d{1,2}$/.test(w)) {
       const n = Number(w);
       if (n < 1 || n > hand.length) {
-        app.setNotice(`There is no card number ${n}: your hand has ${hand.length} cards.`);
+        app.setNotice(t("typed.no_number", { n, count: hand.length }));
         return;
       }
       cards.push(hand[n - 1]);
     } else if (isCard(w)) {
       cards.push(w);
     } else {
-      app.setNotice(`“${w.slice(0, 12)}” is not a card: type a code such as 3o (rank 1-9, V, C `
-        + "or R, then suit o, c, b or e; R2) or a card's number in your hand.");
+      app.setNotice(t("typed.not_a_card", { word: w.slice(0, 12) }));
       return;
     }
   }
@@ -119,8 +133,9 @@ function typed(app, model, text) {
     app.discard = new Set(cards);
     discard(app, model);
   } else if (cards.length > 1) {
-    app.setNotice("Play one card at a time.");
+    app.setNotice(t("typed.one_at_a_time"));
   } else {
+    app.armed = cards[0];   // typed and entered: that is the confirmation
     play(app, model, cards[0]);
   }
 }
@@ -130,14 +145,8 @@ function typed(app, model, text) {
 /** A chat command's refusal in words; the typed text stays in the box to send again. */
 function chatError(err) {
   const code = err instanceof CommandFailed ? err.reply?.code : null;
-  if (code === "rate_limited") {
-    return "Too many messages at once (5 in a row, then one every 2 seconds): wait a "
-      + "moment and send it again; your message is still in the box.";
-  }
-  if (code === "invalid_field") {
-    return `The server refused this message: it must hold 1 to ${MAX_CHAT_LEN} characters `
-      + "(spaces and control characters aside). It is still in the box.";
-  }
+  if (code === "rate_limited") return t("chat.rate_limited");
+  if (code === "invalid_field") return t("chat.invalid", { max: MAX_CHAT_LEN });
   return null;
 }
 
@@ -146,16 +155,15 @@ function chatError(err) {
  *  client_cli/app.py). */
 async function sendChat(app, model) {
   const input = $("chat-input");
-  const typed = input.value;
-  const text = cleanText(typed);
+  const typedText = input.value;
+  const text = cleanText(typedText);
   if (!text) {
-    app.chatNotice = "Type a message first.";
+    app.chatNotice = t("chat.empty");
     app.render();
     return;
   }
   if ([...text].length > MAX_CHAT_LEN) {
-    app.chatNotice = `A chat message holds at most ${MAX_CHAT_LEN} characters; this one has `
-      + `${[...text].length}. Shorten it and send it again.`;
+    app.chatNotice = t("chat.too_long", { max: MAX_CHAT_LEN, n: [...text].length });
     app.render();
     return;
   }
@@ -164,10 +172,10 @@ async function sendChat(app, model) {
     // The ok comes before the events it caused, each frame in a task of its own: a line
     // with these words that arrives from now on is ours (model.mjs, mySender).
     model.said(text);
-    if (input.value === typed) input.value = ""; // not what was typed since
+    if (input.value === typedText) input.value = ""; // not what was typed since
     app.chatNotice = "";
   } catch (err) {
-    app.chatNotice = chatError(err) ?? `${app.describe(err)} Your message is still in the box.`;
+    app.chatNotice = chatError(err) ?? t("chat.kept", { why: app.describe(err) });
   }
   app.render();
 }
@@ -180,8 +188,7 @@ async function toggleMute(app, model, sender) {
   else model.muted.delete(sender);
   const name = safeName(model.speakers.get(sender)?.name);
   app.chatNotice = "";
-  app.setNotice(muted ? `You will no longer see ${name}'s chat at this table (Unmute to undo).`
-    : `You will see ${name}'s chat again.`);
+  app.setStatus(muted ? t("chat.muted", { name }) : t("chat.unmuted", { name }));
 }
 
 /** Unmute the senders we mute who have no line here (after a reload: protocol 1.4). */
@@ -192,7 +199,7 @@ async function unmuteAll(app, model, senders) {
     model.muted.delete(sender);
   }
   app.chatNotice = "";
-  app.setNotice("You will see their chat again.");
+  app.setStatus(t("chat.unmuted.all"));
 }
 
 export function setupTable(app) {
@@ -211,13 +218,14 @@ export function setupTable(app) {
   $("share").addEventListener("click", async () => {
     const link = $("share-link");
     link.value = new URL(app.tableLink(app.route.table), location.href).href;
+    link.dataset.table = app.route.table;
     link.hidden = false;
     link.select();
     try {
       await navigator.clipboard.writeText(link.value);
-      app.setNotice("Link copied: send it to your friends.");
+      app.setStatus(t("share.copied"));
     } catch {
-      app.setNotice("Copy the link from the box.");
+      app.setStatus(t("share.copy_box"));
     }
   });
   const leave = $("leave");
@@ -227,11 +235,10 @@ export function setupTable(app) {
     const playing = model.status === "playing" && model.seat !== null;
     if (playing && leave.dataset.confirm !== "1") {
       leave.dataset.confirm = "1";
-      leave.textContent = "Leave for good? A bot takes your seat";
+      leave.textContent = t("leave.confirm");
       return;
     }
     delete leave.dataset.confirm;
-    leave.textContent = "Leave";
     const ok = await app.act("leave", { table: model.table });
     if (ok) {
       app.models.delete(model.table);
@@ -239,6 +246,21 @@ export function setupTable(app) {
       app.navigate("/");
     }
   });
+  for (const [id, key] of [["pref-confirm", "confirm"], ["pref-sound", "sound"],
+    ["pref-notify", "notify"]]) {
+    const box = $(id);
+    box.checked = Boolean(prefs[key]);
+    box.addEventListener("change", async () => {
+      prefs[key] = box.checked;
+      if (key === "notify" && box.checked && typeof Notification !== "undefined"
+          && Notification.permission === "default") {
+        await Notification.requestPermission().catch(() => null);
+      }
+      savePrefs();
+      app.armed = null;
+      app.render();
+    });
+  }
   // Keys anywhere but in a text field: 1-9 play (or choose) that card, y/n vote, "/" goes
   // to the box where a card code (or six, to discard) can be typed.
   document.addEventListener("keydown", (ev) => {
@@ -262,75 +284,108 @@ export function setupTable(app) {
       && v.to_act === model.seat) {
       ev.preventDefault();
       app.act("chanter_vote", { table: model.table, vote: ev.key === "y" });
+    } else if (ev.key === "Escape" && app.armed) {
+      app.armed = null;
+      app.render();
     }
   });
   // The signals panel starts open where there is room for it (it stays as the user left it).
   $("signals").open = matchMedia("(min-width: 700px)").matches;
+  // Clocks on screen: the turn timer, a dropped player's grace, the pauses' ends.
   setInterval(() => {
     const model = app.models.get(app.route.table);
-    if (app.route.view === "table" && model?.info?.options?.turn_timer_s && model.view
-      && model.view.to_act !== null) {
-      renderTurn(app, model);
+    if (app.route.view !== "table" || !model) return;
+    if (model.info?.options?.turn_timer_s || model.info?.seats?.some((s) => s?.grace_until)
+        || model.gathered || model.dealAt || model.timedOut) {
+      app.render();
     }
   }, 1000);
 }
 
 // ------------------------------------------------------------------ seats
 
+const clock = (ms) => {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+};
+
 function seatBox(app, model, seat) {
   const info = model.seatInfo(seat) ?? { kind: "empty" };
   const v = model.view;
   const waiting = model.status === "waiting";
-  const acting = v && v.to_act === seat && ACTING[v.phase] && model.status === "playing";
+  const acting = v && v.to_act === seat && ACTING.has(v.phase) && model.status === "playing";
   const me = model.seat === seat;
-  const name = info.kind === "empty" ? "Empty seat"
-    : me ? safeName(info.name, "you") : nameOf(model, seat);
-  const tags = [TEAM_NAMES[teamOf(seat)]];
+  const name = info.kind === "empty" ? t("seat.empty")
+    : me ? safeName(info.name, t("you")) : nameOf(model, seat);
+  const tags = [teamName(teamOf(seat))];
   if (model.seat !== null && !me) tags.push(relation(model, seat));
-  if (v && v.dealer === seat && model.status === "playing") tags.push("dealer");
+  if (v && v.dealer === seat && model.status === "playing") tags.push(t("seat.dealer"));
   const state = [];
+  let stateWord = t("seat.state.empty");
   if (info.kind === "bot") {
-    state.push(h("span", { class: "bot-mark" }, "BOT"), ` ${safeName(info.level, "normal")} bot`);
+    state.push(h("span", { class: "bot-mark" }, t("seat.bot_mark")), " ",
+      t(`level.${safeName(info.level, "normal")}`, {}));
+    stateWord = t("seat.state.bot");
+  } else if (info.kind === "human") {
+    const live = me ? online(app) : info.connected;
+    stateWord = live ? t("seat.state.connected") : me ? t("seat.state.reconnecting")
+      : t("seat.state.away");
+    state.push(live ? h("span", { class: "online" }, `● ${stateWord}`)
+      : h("span", { class: "offline" }, `○ ${stateWord}`));
+    if (info.level) state.push(h("span", { class: "bot" }, " · ", t("seat.bot_plays")));
+    if (!me && typeof info.grace_until === "number" && model.status === "playing") {
+      const left = info.grace_until * 1000 - Date.now();
+      state.push(h("div", { class: "grace" }, t("seat.grace", { time: clock(left) })));
+    }
   }
-  else if (info.kind === "human") {
-    state.push(info.connected ? h("span", { class: "online" }, "● connected")
-      : h("span", { class: "offline" }, "○ disconnected"));
-    if (info.level) state.push(h("span", { class: "bot" }, ` · a ${safeName(info.level)} bot plays for them`));
-  }
-  const stats = v && !waiting ? `${v.trick_counts[seat]} trick${v.trick_counts[seat] === 1 ? "" : "s"}`
-    + ` · ${v.hand_sizes[seat]} card${v.hand_sizes[seat] === 1 ? "" : "s"}` : "";
-  const label = [`Seat ${seat}`, me ? "you" : name, ...tags, stats,
-    info.kind === "bot" ? "bot" : info.kind === "human" ? (info.connected ? "connected" : "disconnected") : "empty",
-    acting ? ACTING[v.phase] : ""].filter(Boolean).join(", ");
+  const stats = v && !waiting ? `${t("seat.tricks", { n: v.trick_counts[seat] })}`
+    + ` · ${t("seat.cards", { n: v.hand_sizes[seat] })}` : "";
+  const label = [t("seat.label", { seat }), me ? t("you") : name, ...tags, stats, stateWord,
+    acting ? t(`acting.${v.phase}`) : ""].filter(Boolean).join(", ");
   const controls = [];
+  const seated = model.seat !== null;
+  const code = app.conn.codes[model.table] ?? null;
   if (waiting) {
-    const seated = model.seat !== null;
     if (info.kind === "empty" && !seated) {
       controls.push(h("button", { type: "button", class: "small primary", dataset: { key: `sit-${seat}` },
-        onclick: () => app.act("join", { table: model.table, seat, code: app.conn.codes[model.table] ?? null }),
-      }, "Sit here"));
+        onclick: () => app.act("join", { table: model.table, seat, code }) }, t("seat.sit")));
     }
     if (info.kind === "empty" && seated) {
       const level = model.info?.options?.bot_level ?? "normal";
       controls.push(h("button", { type: "button", class: "small", dataset: { key: `bot-${seat}` },
-        "aria-label": `Add a bot in seat ${seat}`,
-        onclick: () => app.act("add_bot", { table: model.table, seat, level }) }, "Add bot"));
+        "aria-label": t("seat.add_bot.label", { seat }),
+        onclick: () => app.act("add_bot", { table: model.table, seat, level }) }, t("seat.add_bot")));
     }
     if (info.kind === "bot" && seated) {
       controls.push(h("button", { type: "button", class: "small", dataset: { key: `unbot-${seat}` },
-        "aria-label": `Remove the bot from seat ${seat}`,
-        onclick: () => app.act("remove_bot", { table: model.table, seat }) }, "Remove bot"));
+        "aria-label": t("seat.remove_bot.label", { seat }),
+        onclick: () => app.act("remove_bot", { table: model.table, seat }) }, t("seat.remove_bot")));
+    }
+  } else if (!seated && (info.kind === "bot" || info.kind === "empty")
+      && (model.status === "playing" || model.status === "finished")) {
+    // Protocol 1.5: a friend who comes late takes a bot's seat, mid-match or for the rematch.
+    controls.push(h("button", { type: "button", class: "small primary", dataset: { key: `take-${seat}` },
+      onclick: () => app.act("join", { table: model.table, seat, code }) }, t("seat.take")));
+  }
+  if (seated && !me && info.kind === "human" && typeof info.grace_until === "number"
+      && model.status === "playing") {
+    const votes = (info.bot_votes ?? []).filter((s) => Number.isInteger(s));
+    const mine = votes.includes(model.seat);
+    if (votes.length) state.push(h("div", { class: "votes" }, t("seat.votes", { n: votes.length })));
+    if (!mine) {
+      controls.push(h("button", { type: "button", class: "small", dataset: { key: `letbot-${seat}` },
+        onclick: () => app.act("let_bot_play", { table: model.table, seat }) }, t("seat.let_bot")));
     }
   }
   return h("div", {
     class: ["seat", `team-${teamOf(seat)}`, me && "me", acting && "to-act", info.kind],
     role: "group", "aria-label": label, dataset: { seat },
   },
-  h("div", { class: "seat-name" }, name, me ? h("span", { class: "you" }, " (you)") : null),
+  h("div", { class: "seat-name" }, name, me ? h("span", { class: "you" }, ` (${t("you")})`) : null),
   h("div", { class: "seat-tags" }, tags.join(" · ")),
   stats ? h("div", { class: "seat-stats" }, stats) : null,
   state.length ? h("div", { class: "seat-state" }, state) : null,
-  acting ? h("div", { class: "act-badge" }, `▶ ${me ? "your turn" : ACTING[v.phase]}`) : null,
+  acting ? h("div", { class: "act-badge" }, `▶ ${me ? t("turn.badge.you") : t(`acting.${v.phase}`)}`) : null,
   controls.length ? h("div", { class: "row" }, controls) : null);
 }
 
@@ -349,40 +404,53 @@ function unchanged(node, ...parts) {
   return false;
 }
 
+function optionWords(o, v, status) {
+  const parts = [];
+  if (v && status !== "waiting") {
+    parts.push(o.target_points ? t("meta.deal.target", { n: v.deal_number, target: o.target_points })
+      : t("meta.deal.of", { n: v.deal_number, deals: o.deals ?? 5 }));
+  } else {
+    parts.push(o.target_points ? t("meta.target", { target: o.target_points })
+      : t("meta.deals", { n: o.deals ?? 5 }));
+  }
+  if (o.chanter) parts.push(t("meta.chanter"));
+  if (o.partner_draw) parts.push(t("meta.partner_draw"));
+  parts.push(t(`meta.signals.${["private", "risky", "off"].includes(o.signals) ? o.signals : "private"}`));
+  if (o.turn_timer_s) parts.push(t("meta.timer", { n: o.turn_timer_s }));
+  return parts;
+}
+
 function renderHead(app, model) {
   const info = model.info;
-  const name = safeName(info?.name, `Table ${model.table.slice(0, 8)}`);
+  const name = safeName(info?.name, t("table.untitled", { id: model.table.slice(0, 8) }));
   $("table-title").textContent = name;
   const v = model.view;
   // The table's options (TableInfo) first: a snapshot's view.options carries the engine's
   // options only (the server's own, such as the turn timer, show their defaults there).
   const o = { ...(v?.options ?? {}), ...(info?.options ?? {}) };
-  const parts = [];
-  parts.push(v?.phase === "match_over" ? "match over" : model.status);
+  const parts = [v?.phase === "match_over" ? t("status.match_over")
+    : t(`status.${["waiting", "playing", "finished", "abandoned"].includes(model.status) ? model.status : "waiting"}`)];
   // A rematch is the table's next match (TableInfo.match, protocol 1.3).
   const match = Math.max(info?.match ?? 0, model.match);
-  if (match > 1) parts.push(`match ${match}`);
-  if (v && model.status !== "waiting") {
-    parts.push(o.target_points ? `deal ${v.deal_number} (first to ${o.target_points} points)`
-      : `deal ${v.deal_number} of ${o.deals ?? 5}`);
-  } else {
-    const deals = o.deals ?? 5;
-    parts.push(o.target_points ? `first to ${o.target_points} points`
-      : `${deals} deal${deals === 1 ? "" : "s"}`);
-  }
-  if (o.chanter) parts.push("chanter");
-  if (o.partner_draw) parts.push("partner draw");
-  parts.push(`signals ${safeName(o.signals, "private")}`);
-  if (o.turn_timer_s) parts.push(`${o.turn_timer_s} s per turn`);
+  if (match > 1) parts.push(t("meta.match", { n: match }));
+  parts.push(...optionWords(o, v, model.status));
   if (info?.private) {
     const code = app.conn.codes[model.table];
-    parts.push(code ? `private, join code ${safeName(code)}` : "private");
+    parts.push(code ? t("meta.private.code", { code: safeName(code) }) : t("meta.private"));
   }
-  if (info?.spectators) parts.push(`${info.spectators} watching`);
-  if (model.seat === null) parts.push("you are watching: you see only what is public");
+  if (info?.spectators) parts.push(t("meta.watching", { n: info.spectators }));
+  if (model.seat === null) parts.push(t("meta.you_watch"));
   $("table-meta").textContent = parts.join(" · ");
-  $("leave").textContent = $("leave").dataset.confirm === "1" ? $("leave").textContent
-    : (model.seat === null ? "Stop watching" : "Leave");
+  const leave = $("leave");
+  if (leave.dataset.confirm !== "1") {
+    leave.textContent = model.seat === null ? t("leave.watching") : t("leave");
+  }
+  // The share box shows this table's link only (issue 31, item 3).
+  const link = $("share-link");
+  if (link.dataset.table !== model.table) {
+    link.hidden = true;
+    link.value = "";
+  }
 }
 
 /** R8a: what the latest fair-deals check found, in one calm line (client_cli's fair_note);
@@ -403,11 +471,11 @@ function renderScore(model) {
     fill(node);
     return;
   }
-  const team = (t) => {
-    const seats = t === 0 ? [0, 2] : [1, 3];
-    return h("span", { class: ["team", `team-${t}`] },
-      h("strong", {}, TEAM_NAMES[t]), ` (${seats.map((s) => nameOf(model, s)).join(" & ")}): `,
-      h("strong", { class: "points" }, String(v.points[t])));
+  const team = (tm) => {
+    const seats = tm === 0 ? [0, 2] : [1, 3];
+    return h("span", { class: ["team", `team-${tm}`] },
+      h("strong", {}, teamName(tm)), ` (${seats.map((s) => nameOf(model, s)).join(" & ")}): `,
+      h("strong", { class: "points" }, String(v.points[tm])));
   };
   fill(node, team(0), " · ", team(1));
 }
@@ -417,72 +485,94 @@ function renderTurn(app, model) {
   const node = $("turn");
   let text = "";
   let mine = false;
-  if (model.status === "waiting") {
+  if (!online(app) && model.status === "playing") {
+    // An outage: nothing is anyone's turn to take until the page is back (item 9).
+    text = t("turn.offline");
+  } else if (model.status === "waiting") {
     const seated = (model.info?.seats ?? []).filter((s) => s?.kind !== "empty").length;
-    text = `Waiting for players: ${seated} of 4 seats taken.`;
+    text = t("turn.waiting", { n: seated });
   } else if (model.status === "abandoned") {
-    text = "This table was closed.";
+    text = t("turn.closed");
   } else if (v && v.phase === "match_over") {
     text = model.matchOver ? matchResultText(model.matchOver.result, model.matchOver.points, model.seat)
-      : "The match is over.";
-  } else if (v && v.to_act !== null && v.to_act !== undefined && ACTING[v.phase]) {
+      : t("play.over");
+  } else if (v && v.to_act !== null && v.to_act !== undefined && ACTING.has(v.phase)) {
     mine = v.to_act === model.seat;
-    const what = { play: "play a card", chanter_vote: "vote: chanter or not (R9)",
-      chanter_discard: "discard six cards (R9)" }[v.phase];
-    text = mine ? `▶ Your turn: ${what}.` : `${nameOf(model, v.to_act)} to ${what.replace(/^vote:.*/, "vote on the chanter")}…`;
+    text = mine ? `▶ ${t(`turn.you.${v.phase}`)}` : t(`turn.other.${v.phase}`, { name: nameOf(model, v.to_act) });
     const timer = model.info?.options?.turn_timer_s;
     if (timer && model.turnAt) {
       const left = Math.max(0, Math.ceil(timer - (performance.now() - model.turnAt) / 1000));
-      text += ` ${left} s left.`;
+      text += ` ${t("turn.left", { n: left })}`;
+    }
+    if (mine && prefs.confirm && app.armed && v.phase === "play") {
+      text += ` ${t("turn.confirm", { name: cardName(app.armed) })}`;
     }
   } else if (v) {
-    text = "The deal is being scored…";
+    text = t("turn.scoring");
   }
   node.textContent = text;
   node.classList.toggle("mine", mine);
   document.body.classList.toggle("my-turn", mine);
+  if (mine && model.turnAlerted !== model.turnAt) {
+    model.turnAlerted = model.turnAt;
+    turnAlert(t("notify.turn", { table: safeName(model.info?.name, "Aluette") }));
+  }
   return mine;
+}
+
+function feltCards(model, base, trick, label) {
+  return trick.map(([seat, card]) => {
+    const slot = SLOTS[(seat - base + 4) % 4];
+    return h("div", { class: ["played", slot, label && seat === label.winner && "winner"], dataset: { seat } },
+      cardFace(card, { extra: { "aria-label": t("trick.card", { name: nameOf(model, seat), card: cardLabel(card) }) } }));
+  });
 }
 
 function renderFelt(app, model) {
   const base = model.seat ?? 0;
   const v = model.view;
-  const table = [model.uid, model.info, model.seat, model.status];
+  const table = [model.uid, model.info, model.seat, model.status, online(app)];
   SLOTS.forEach((slot, i) => {
     const seat = (base + i) % 4;
     const node = $(`seat-${slot}`);
+    const info = model.seatInfo(seat);
+    const grace = info?.grace_until ? Math.ceil((info.grace_until * 1000 - Date.now()) / 1000) : null;
     if (unchanged(node, table, seat, v?.to_act, v?.phase, v?.dealer, v?.trick_counts?.[seat],
-      v?.hand_sizes?.[seat])) return;
+      v?.hand_sizes?.[seat], grace)) return;
     fill(node, seatBox(app, model, seat));
   });
   const trick = $("trick");
-  if (unchanged(trick, table, v?.trick, v?.tricks?.length, v?.leader, v?.phase)) return;
+  // A gathered trick stays on the felt for a moment (unless the next card is already down).
+  const gathered = model.gathered && v && !v.trick.length
+    && performance.now() - model.gathered.at < TRICK_PAUSE_MS ? model.gathered : null;
+  if (model.gathered && !gathered) model.gathered = null;
+  if (unchanged(trick, table, v?.trick, v?.tricks?.length, v?.leader, v?.phase, Boolean(gathered))) return;
   if (!v || model.status === "waiting") {
     const creator = model.info?.creator;
     const canStart = model.seat !== null && (creator === model.seat || creator === null
       || creator === undefined);
     fill(trick, h("div", { class: "trick-info" },
-      model.status === "waiting" ? "The match starts when the table is started; "
-        + "empty seats are then filled with bots." : ""),
+      model.status === "waiting" ? t("trick.waiting") : ""),
     canStart && model.status === "waiting" ? h("button", { type: "button", class: "primary",
       dataset: { key: "start" }, onclick: () => app.act("start", { table: model.table }) },
-    "Start the match") : null);
+    t("trick.start")) : null);
     return;
   }
-  const cards = v.trick.map(([seat, card]) => {
-    const slot = SLOTS[(seat - base + 4) % 4];
-    return h("div", { class: ["played", slot], dataset: { seat } },
-      cardFace(card, { extra: { "aria-label": `${nameOf(model, seat)}: ${cardLabel(card)}` } }));
-  });
-  let info;
-  if (v.phase === "play" && v.tricks.length < 9) {
-    info = `Trick ${v.tricks.length + 1} of 9 · led by ${nameOf(model, v.leader)}`;
-  } else if (v.phase === "chanter_vote" || v.phase === "chanter_discard") {
-    info = "Chanter (R9)";
-  } else {
-    info = "";
+  if (gathered) {
+    const who = gathered.winner === null ? t("trick.spoiled.short")
+      : t("trick.won_by", { name: nameOf(model, gathered.winner) });
+    const cards = gathered.cards.map((card, i) => [(gathered.leader + i) % 4, card]);
+    fill(trick, h("div", { class: "trick-info gathered" }, who),
+      feltCards(model, base, cards, gathered));
+    return;
   }
-  fill(trick, h("div", { class: "trick-info" }, info), cards);
+  let info = "";
+  if (v.phase === "play" && v.tricks.length < 9) {
+    info = t("trick.info", { n: v.tricks.length + 1, name: nameOf(model, v.leader) });
+  } else if (v.phase === "chanter_vote" || v.phase === "chanter_discard") {
+    info = t("trick.chanter");
+  }
+  fill(trick, h("div", { class: "trick-info" }, info), feltCards(model, base, v.trick, null));
 }
 
 function renderHand(app, model) {
@@ -498,21 +588,35 @@ function renderHand(app, model) {
   const hand = sortByStrength(v.hand);
   const choosing = discarding(model);
   const myTurn = model.myTurn && v.phase === "play";
-  if (unchanged($("hand"), model.uid, hand, choosing, [...app.discard], myTurn)) return;
-  $("hand-title").textContent = choosing
-    ? `Your hand: choose six cards to discard (${app.discard.size} of 6)`
-    : `Your hand (${hand.length} cards, strongest first)`;
+  if (app.armed && (!myTurn || !hand.includes(app.armed))) app.armed = null;
+  const armed = app.armed;
+  if (unchanged($("hand"), model.uid, hand, choosing, [...app.discard], myTurn, armed,
+    prefs.confirm)) return;
+  $("hand-title").textContent = choosing ? t("hand.discard", { n: app.discard.size })
+    : t("hand.title", { n: hand.length });
   fill($("hand"), hand.map((card, i) => cardFace(card, {
     tag: "button", number: i + 1,
     extra: {
       type: "button",
-      class: ["card", `suit-${card[1]}`, myTurn && "playable", choosing && app.discard.has(card) && "chosen"],
-      "aria-label": `${i + 1}: ${cardLabel(card)}${choosing ? "" : myTurn ? ", play it" : ""}`,
+      class: ["card", `suit-${card[1]}`, myTurn && "playable", choosing && app.discard.has(card) && "chosen",
+        armed === card && "armed"],
+      "aria-label": `${i + 1}: ${cardLabel(card)}${choosing ? ""
+        : myTurn ? `, ${armed === card ? t("hand.play_it.confirm") : t("hand.play_it")}` : ""}`,
       "aria-pressed": choosing ? String(app.discard.has(card)) : null,
       dataset: { key: `card-${card}` },
       onclick: () => onCard(app, model, card),
     },
   })));
+  const confirmRow = $("confirm-row");
+  confirmRow.hidden = !(armed && myTurn);
+  if (armed && myTurn) {
+    fill(confirmRow, h("button", { type: "button", class: "primary", dataset: { key: "confirm-play" },
+      onclick: () => { play(app, model, armed); app.render(); } }, t("hand.confirm", { name: cardName(armed) })),
+    h("button", { type: "button", dataset: { key: "confirm-cancel" },
+      onclick: () => { app.armed = null; app.render(); } }, t("hand.cancel")));
+  } else {
+    fill(confirmRow);
+  }
   $("play-input").disabled = false;
 }
 
@@ -524,31 +628,29 @@ function renderActions(app, model) {
   const parts = [];
   if (v && v.phase === "chanter_vote" && model.status === "playing") {
     const votes = v.chanter_votes.map((vote, s) => `${nameOf(model, s)}: `
-      + (vote === null ? "—" : vote ? "yes" : "no"));
-    parts.push(h("p", {}, "Chanter vote (R9): only if all four say yes, the twelve talon cards "
-      + "are dealt six each to the seat left of the dealer and to the dealer, who each discard six."));
+      + (vote === null ? "—" : vote ? t("yes") : t("no")));
+    parts.push(h("p", {}, t("chanter.explain")));
     parts.push(h("p", { class: "muted" }, votes.join(" · ")));
     if (v.to_act === model.seat) {
       parts.push(h("div", { class: "row" },
         h("button", { type: "button", class: "primary", dataset: { key: "vote-yes" },
-          onclick: () => app.act("chanter_vote", { table: model.table, vote: true }) }, "Yes, chanter"),
+          onclick: () => app.act("chanter_vote", { table: model.table, vote: true }) }, t("chanter.yes")),
         h("button", { type: "button", dataset: { key: "vote-no" },
-          onclick: () => app.act("chanter_vote", { table: model.table, vote: false }) }, "No")));
+          onclick: () => app.act("chanter_vote", { table: model.table, vote: false }) }, t("no"))));
     }
   } else if (v && v.phase === "chanter_discard" && model.status === "playing") {
     if (discarding(model)) {
-      parts.push(h("p", {}, "You received six talon cards. Choose the six cards to discard "
-        + "(face down, nobody sees them), then confirm."));
+      parts.push(h("p", {}, t("chanter.discard.explain")));
       parts.push(h("button", { type: "button", class: "primary", dataset: { key: "discard" },
         disabled: app.discard.size !== 6, onclick: () => discard(app, model) },
-      `Discard these ${app.discard.size === 6 ? "six" : `(${app.discard.size} of 6)`}`));
+      t("chanter.discard.button", { n: app.discard.size })));
     } else {
-      parts.push(h("p", { class: "muted" }, `${nameOf(model, v.to_act)} is choosing six cards to discard (R9).`));
+      parts.push(h("p", { class: "muted" }, t("chanter.discard.other", { name: nameOf(model, v.to_act) })));
     }
   }
   if (v && v.discarded?.length && model.seat !== null) {
-    parts.push(h("p", { class: "muted" }, "You discarded: ",
-      v.discarded.map((c) => `${cardName(c)} (${c})`).join(", ")));
+    parts.push(h("p", { class: "muted" }, t("chanter.discarded", {
+      cards: v.discarded.map((c) => `${cardName(c)} (${c})`).join(", ") })));
   }
   fill(node, parts);
 }
@@ -564,15 +666,14 @@ function renderLastTrick(model) {
   }
   const last = v.tricks[v.tricks.length - 1];
   const n = v.tricks.length;
-  const who = last.winner === null || last.winner === undefined
-    ? "spoiled: two or more top cards tied, nobody won it (R11)"
-    : `won by ${nameOf(model, last.winner)}`;
-  fill(node, h("h2", {}, `Last trick (${n} of 9): ${who}`),
+  const who = last.winner === null || last.winner === undefined ? t("trick.spoiled")
+    : t("trick.won_by", { name: nameOf(model, last.winner) });
+  fill(node, h("h2", {}, t("trick.last", { n, who })),
     h("div", { class: "mini-trick" }, last.cards.map((card, i) => {
       const seat = (last.leader + i) % 4;
       return h("div", { class: ["mini", seat === last.winner && "winner"] },
         h("span", { class: "who" }, nameOf(model, seat)),
-        cardFace(card, { small: true, extra: { "aria-label": `${nameOf(model, seat)}: ${cardLabel(card)}` } }));
+        cardFace(card, { small: true, extra: { "aria-label": t("trick.card", { name: nameOf(model, seat), card: cardLabel(card) }) } }));
     })));
 }
 
@@ -585,7 +686,7 @@ function renderSignals(app, model) {
   // Signals we received (R16: from our partner, or noticed from an opponent when risky),
   // always in sight; spectators never receive any.
   const got = v && model.seat !== null ? v.signals ?? [] : [];
-  fill($("signals-received"), got.length ? [h("strong", {}, "Signals received this deal:"),
+  fill($("signals-received"), got.length ? [h("strong", {}, t("signals.received")),
     h("ul", {}, got.map((s) => h("li", {},
       `${nameOf(model, s.from_seat)} (${relation(model, s.from_seat)}): `
       + `“${signalText(s.signal, s.n)}”`)))] : []);
@@ -597,20 +698,18 @@ function renderSignals(app, model) {
     return;
   }
   const send = (signal, n = null) => app.act("signal", { table: model.table, signal, n });
-  const buttons = SIGNALS.filter(([id]) => id !== "aces").map(([id, words]) => h("button", {
-    type: "button", class: "small", dataset: { key: `signal-${id}` }, onclick: () => send(id) }, words));
+  const buttons = SIGNALS.filter((id) => id !== "aces").map((id) => h("button", {
+    type: "button", class: "small", dataset: { key: `signal-${id}` }, onclick: () => send(id) },
+  signalText(id)));
   const aces = [1, 2, 3, 4].map((n) => h("button", { type: "button", class: "small",
-    dataset: { key: `signal-aces-${n}` }, onclick: () => send("aces", n) },
-  `I hold ${n} ace${n === 1 ? "" : "s"}`));
+    dataset: { key: `signal-aces-${n}` }, onclick: () => send("aces", n) }, signalText("aces", n)));
   const sent = (v.signals_sent ?? []).map((s) => signalText(s.signal, s.n));
   fill(node,
-    h("summary", {}, "Signal your partner (R15)"),
-    h("p", { class: "muted" }, mode === "risky"
-      ? "Risky table: each opponent may also notice a signal (R16). Signals are not checked: they are gestures."
-      : "Only your partner receives them (R16). Signals are not checked: they are gestures."),
+    h("summary", {}, t("signals.title")),
+    h("p", { class: "muted" }, mode === "risky" ? t("signals.risky") : t("signals.private")),
     h("div", { class: "signal-buttons" }, buttons, aces),
-    sent.length ? h("p", { class: "muted" }, `You signalled: ${sent.join("; ")}.`)
-      : h("p", { class: "muted" }, "You have sent no signal this deal."));
+    sent.length ? h("p", { class: "muted" }, t("signals.sent", { list: sent.join("; ") }))
+      : h("p", { class: "muted" }, t("signals.none")));
 }
 
 function renderDraw(model) {
@@ -625,40 +724,48 @@ function renderDraw(model) {
     fill(node);
     return;
   }
-  const items = draw.cards.map(([seat, card]) => h("li", {}, `seat ${seat}: `,
-    `${cardName(card)} (${card})`));
+  const items = draw.cards.map(([seat, card]) => h("li", {},
+    t("draw.item", { seat, name: cardName(card), card })));
   // R7: the four top cards decide; each went to one seat (numbered as before the draw).
   const tops = ["3o", "3c", "2o", "2c"].map((top) => {
     const at = draw.cards.findIndex(([, card]) => card === top);
-    return at < 0 ? null : h("li", {}, `${cardName(top)}: seat ${draw.cards[at][0]} `
-      + `(card ${at + 1} turned up)`);
+    return at < 0 ? null : h("li", {}, t("draw.top", { name: cardName(top), seat: draw.cards[at][0], n: at + 1 }));
   });
-  const lines = [h("h2", {}, "Partner draw (R7)"),
-    h("p", { class: "muted" }, "Cards were turned up to each seat in turn until each held one of "
-      + "Monsieur, Madame, Le Borgne, La Vache. Monsieur's and Madame's holders are partners, "
-      + "and so are Le Borgne's and La Vache's; Madame's holder deals first."),
+  const lines = [h("h2", {}, t("draw.title")),
+    h("p", { class: "muted" }, t("draw.explain")),
     h("ul", {}, tops),
-    h("details", {}, h("summary", {}, `All ${draw.cards.length} cards turned up, in order `
-      + "(seats numbered as before the draw)"), h("ol", { class: "draw-list" }, items))];
-  if (model.seat !== null) lines.push(h("p", {}, `You now sit in seat ${model.seat}; your partner is ${nameOf(model, partnerOf(model.seat))}.`));
+    h("details", {}, h("summary", {}, t("draw.all", { n: draw.cards.length })),
+      h("ol", { class: "draw-list" }, items))];
+  if (model.seat !== null) {
+    lines.push(h("p", {}, t("draw.you", { seat: model.seat, name: nameOf(model, partnerOf(model.seat)) })));
+  }
   fill(node, lines);
 }
 
-function renderDealResult(model) {
+/** The end of a deal: shown over the table until the player moves on or a few seconds
+ *  pass (issue 31, item 5), then as a panel below. */
+function renderDealResult(app, model) {
   const node = $("deal-result");
-  if (unchanged(node, model.uid, model.info, model.seat, model.lastDeal,
-    model.view === null)) return;
   const deal = model.lastDeal;
   const v = model.view;
+  const fresh = Boolean(deal && model.dealAt && performance.now() - model.dealAt < DEAL_PAUSE_MS
+    && model.dealSeen !== deal.deal_number);
+  if (!fresh && model.dealAt) model.dealAt = 0;
+  if (unchanged(node, model.uid, model.info, model.seat, deal, model.view === null, fresh)) return;
   node.hidden = !deal || !v;
+  node.classList.toggle("overlay", fresh);
   if (!deal || !v) {
     fill(node);
     return;
   }
-  const sentences = explainDeal(deal, (s) => nameOf(model, s));
-  fill(node, h("h2", {}, `Deal ${deal.deal_number}: result`),
+  const sentences = explainDeal(deal, (s) => nameOf(model, s), model.seat);
+  fill(node, h("h2", {}, t("deal.title", { n: deal.deal_number })),
     h("ul", { class: "explain" }, sentences.map((s) => h("li", {}, s))),
-    h("p", { class: "muted" }, `Tricks: ${[0, 1, 2, 3].map((s) => `${nameOf(model, s)} ${deal.trick_counts[s]}`).join(", ")}.`));
+    h("p", { class: "muted" }, t("deal.tricks", {
+      list: [0, 1, 2, 3].map((s) => `${nameOf(model, s)} ${deal.trick_counts[s]}`).join(", ") })),
+    fresh ? h("button", { type: "button", class: "primary", dataset: { key: "deal-continue" },
+      onclick: () => { model.dealSeen = deal.deal_number; model.dealAt = 0; app.render(); } },
+    t("deal.continue")) : null);
 }
 
 function renderMatchResult(app, model) {
@@ -675,17 +782,17 @@ function renderMatchResult(app, model) {
   const result = model.matchOver ?? { result: v.result, points: v.points };
   const rows = (v.deals ?? []).map((d, i) => h("tr", {},
     h("td", {}, String(i + 1)),
-    h("td", {}, d.winner === null || d.winner === undefined ? "nobody" : nameOf(model, d.winner)),
+    h("td", {}, d.winner === null || d.winner === undefined ? t("match.nobody") : nameOf(model, d.winner)),
     h("td", {}, `${d.points[0]}–${d.points[1]}`),
-    h("td", {}, d.mordienne ? "yes" : "")));
-  fill(node, h("h2", {}, "Match over"),
+    h("td", {}, d.mordienne ? t("yes") : "")));
+  fill(node, h("h2", {}, t("match.title")),
     h("p", { class: "result" }, matchResultText(result.result, result.points, model.seat)),
     h("table", { class: "deals" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Deal"), h("th", {}, "Won by"),
-        h("th", {}, `${TEAM_NAMES[0]}–${TEAM_NAMES[1]}`), h("th", {}, "Mordienne"))),
+      h("thead", {}, h("tr", {}, h("th", {}, t("match.col.deal")), h("th", {}, t("match.col.winner")),
+        h("th", {}, `${teamName(0)}–${teamName(1)}`), h("th", {}, t("match.col.mordienne")))),
       h("tbody", {}, rows)),
     h("button", { type: "button", class: "primary", dataset: { key: "record" },
-      onclick: () => downloadRecord(app, model) }, "Download the match record (R17)"),
+      onclick: () => downloadRecord(app, model) }, t("match.record")),
     rematchPart(app, model));
 }
 
@@ -704,27 +811,22 @@ function rematchPart(app, model) {
   const lines = [];
   const iAgreed = model.seat !== null && agreed.includes(model.seat);
   const others = agreed.filter((s) => s !== model.seat);
-  if (iAgreed) lines.push("You asked for a rematch.");
-  if (others.length) lines.push(`${names(others)} ${others.length === 1 ? "wants" : "want"} `
-    + `a rematch${iAgreed ? " too" : ""}.`);
-  if (agreed.length && waiting.length) lines.push(`Waiting for ${names(waiting)}.`);
-  if (!agreed.length) {
-    lines.push(model.seat === null ? "The players may play again at this table."
-      : "Play again at this table: same seats, same options, a new match.");
+  if (iAgreed) lines.push(t("rematch.you"));
+  if (others.length) {
+    lines.push(t(iAgreed ? "rematch.others.too" : "rematch.others", { names: names(others), n: others.length }));
   }
+  if (agreed.length && waiting.length) lines.push(t("rematch.waiting", { names: names(waiting) }));
+  if (!agreed.length) lines.push(model.seat === null ? t("rematch.may") : t("rematch.offer"));
   const button = model.seat !== null && !iAgreed ? h("button", {
     type: "button", class: "primary", dataset: { key: "rematch" },
     onclick: () => app.act("rematch", { table: model.table }),
-  }, others.length ? "Play again (accept the rematch)" : "Play again") : null;
+  }, others.length ? t("rematch.accept") : t("rematch.button")) : null;
   return h("div", { class: "rematch", role: "status", dataset: { key: "rematch-status" } },
     button, h("span", { class: "rematch-text" }, lines.join(" ")));
 }
 
 function renderChat(app, model) {
-  $("chat-hint").textContent = model.seat === null
-    ? "You are watching: your messages reach the other spectators only, never the players."
-    : "Everyone at the table reads this, spectators too. Signals go through the signal "
-      + "panel (R15), not the chat.";
+  $("chat-hint").textContent = model.seat === null ? t("chat.hint.spectator") : t("chat.hint.seat");
   $("chat-notice").textContent = app.chatNotice ?? "";
   const log = $("chat-log");
   const last = model.chat[model.chat.length - 1];
@@ -732,17 +834,14 @@ function renderChat(app, model) {
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
   const hidden = model.mutedUnseen;
   const mutedNote = hidden.length ? h("li", { class: ["chat-note", "muted"],
-    dataset: { key: "muted-unseen" } },
-  `You mute ${hidden.length === 1 ? "someone" : `${hidden.length} people`} at this table; `
-    + "their lines are hidden. ",
+    dataset: { key: "muted-unseen" } }, t("chat.muted_unseen", { n: hidden.length }), " ",
   h("button", { type: "button", class: "small", dataset: { key: "unmute-all" },
-    onclick: () => unmuteAll(app, model, hidden) }, "Unmute")) : null;
+    onclick: () => unmuteAll(app, model, hidden) }, t("chat.unmute"))) : null;
   fill(log, [mutedNote, ...model.chat.map((line) => {
     const spectator = line.from_seat === null;
     const silenced = model.muted.has(line.sender);
-    const who = line.mine ? "You" : safeName(line.name);
-    const tag = spectator ? (line.mine ? " (to the spectators only)"
-      : " (watching; spectators only)") : "";
+    const who = line.mine ? t("chat.you") : safeName(line.name);
+    const tag = spectator ? ` ${line.mine ? t("chat.tag.mine") : t("chat.tag.spectator")}` : "";
     return h("li", {
       class: ["chat-line", line.mine && "mine", spectator && "spectator", silenced && "silenced"],
       dataset: { from: spectator ? "spectator" : "seat", sender: line.sender },
@@ -750,9 +849,9 @@ function renderChat(app, model) {
     h("span", { class: "who" }, who), h("span", { class: "tag" }, tag), ": ",
     h("span", { class: "text" }, line.text),
     !line.mine && line.sender ? h("button", { type: "button", class: "small",
-      "aria-label": `${silenced ? "Unmute" : "Mute"} ${who}`,
+      "aria-label": t(silenced ? "chat.unmute.label" : "chat.mute.label", { name: who }),
       dataset: { key: `mute-${line.n}`, mute: line.sender },
-      onclick: () => toggleMute(app, model, line.sender) }, silenced ? "Unmute" : "Mute") : null);
+      onclick: () => toggleMute(app, model, line.sender) }, silenced ? t("chat.unmute") : t("chat.mute")) : null);
   })].filter(Boolean));
   if (atBottom) log.scrollTop = log.scrollHeight;
 }
@@ -769,6 +868,15 @@ async function downloadRecord(app, model) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** A turn the timer played for someone: said for a few seconds (issue 31, item 5). */
+function renderTimedOut(model) {
+  const node = $("table-timer");
+  const out = model.timedOut && performance.now() - model.timedOut.at < 6000 ? model.timedOut : null;
+  if (!out) model.timedOut = null;
+  node.textContent = out ? (out.seat === model.seat ? t("timer.played.you")
+    : t("timer.played", { name: nameOf(model, out.seat) })) : "";
+}
+
 /** Draw the whole table; returns the page title. */
 export function renderTable(app, model) {
   renderHead(app, model);
@@ -776,15 +884,17 @@ export function renderTable(app, model) {
   renderScore(model);
   const mine = renderTurn(app, model);
   $("table-notice").textContent = app.notice;
+  $("table-status").textContent = app.status;
+  renderTimedOut(model);
   renderFelt(app, model);
   renderActions(app, model);
   renderHand(app, model);
   renderLastTrick(model);
   renderSignals(app, model);
   renderDraw(model);
-  renderDealResult(model);
+  renderDealResult(app, model);
   renderMatchResult(app, model);
   renderChat(app, model);
-  const name = safeName(model.info?.name, "Table");
-  return `${mine ? "▶ Your turn · " : ""}${name} · Aluette Online`;
+  const name = safeName(model.info?.name, t("table.title"));
+  return `${mine ? `▶ ${t("title.your_turn")} · ` : ""}${name} · Aluette Online`;
 }
