@@ -24,7 +24,7 @@ import pytest
 import protocol
 from client_cli.model import TableModel
 from server.bots import ALL_LEVELS, REFERENCE_LEVELS, Budget, choose_action, choose_signals, decide
-from server.game import SIGNAL_CARD, Discard, Match, Options, Play, Signal, view
+from server.game import SIGNAL_CARD, Discard, Event, Match, Options, Play, Private, Signal, view
 
 FAST = Budget(steps=300, worlds_cap=4)
 _MODES = ("off", "private", "risky")
@@ -115,12 +115,9 @@ def test_every_level_never_fails_soak(level: str) -> None:
         assert _drive_engine(seats, seed + 7, _options(seed)).over
 
 
-def _wire(event: dict[str, Any]) -> dict[str, Any]:
-    """An engine event as a client decodes it off the wire (unknown keys dropped)."""
-    clean = {k: v for k, v in event.items() if k != "to"}
-    if clean["type"] == "match_over":
-        clean["record"] = {}
-    return protocol.to_dict(protocol.event_from_dict(clean))
+def _wire(event: Event) -> dict[str, Any]:
+    """An engine event as a client decodes it off the wire (its audience left behind)."""
+    return protocol.to_dict(event.payload if isinstance(event, Private) else event)
 
 
 def _drive_models(levels: list[str], seed: int, options: Options) -> Match:
@@ -141,10 +138,10 @@ def _drive_models(levels: list[str], seed: int, options: Options) -> Match:
             if model.my_turn:
                 choose_action(levels[s], copy.deepcopy(v), rng, FAST)
 
-    def feed(events: list[dict[str, Any]]) -> None:
+    def feed(events: list[Event]) -> None:
         for event in events:
             for s, model in models.items():
-                if "to" not in event or s in event["to"]:
+                if not isinstance(event, Private) or s in event.to:
                     model.apply(_wire(event))
             ask_all()
 

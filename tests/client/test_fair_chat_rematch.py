@@ -20,7 +20,7 @@ from client_cli.model import TableModel
 from server.game import Match, Options, fair, view
 from server.game.record import export_record
 
-from .test_model import expected, model_view, wire
+from .test_model import expected, model_view, sees, wire
 
 SECRET, SALT = "ab" * 32, "cd" * 16
 COMMITMENT = fair.commitment(SECRET, SALT)
@@ -58,7 +58,7 @@ def play_out(match: Match, models: dict[int | None, TableModel], rng: random.Ran
         assert seat is not None
         for event in match.apply(rng.choice(match.legal_actions(seat))):
             for s, m in models.items():
-                if "to" not in event or (s is not None and s in event["to"]):
+                if sees(event, s):
                     m.apply(wire(event))
 
 
@@ -81,7 +81,7 @@ def test_a_rematch_starts_a_fresh_view_that_follows_the_engine(seed: int) -> Non
             m.apply(committed([None] * 4, number=number))
             assert m.view is None and m.match == number
             for event in opening:
-                if "to" not in event or (m.seat is not None and m.seat in event["to"]):
+                if sees(event, m.seat):
                     m.apply(wire(event))
         models = {m.seat: m for m in models.values()}
         play_out(match, models, rng)

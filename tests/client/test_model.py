@@ -15,19 +15,21 @@ import pytest
 
 import protocol
 from client_cli.model import TableModel
-from server.game import ChanterVote, Discard, Match, Options, Play, Signal, view
+from server.game import ChanterVote, Discard, Event, Match, Options, Play, Private, Signal, view
 from server.game.views import spectator_view
 from server.tablestate import ENGINE_OPTIONS
 
 WIRE_FIELDS = set(protocol.TableView.__struct_fields__)
 
 
-def wire(event: dict[str, Any]) -> dict[str, Any]:
-    """An engine event as a client decodes it off the wire (unknown keys dropped)."""
-    clean = {k: v for k, v in event.items() if k != "to"}
-    if clean["type"] == "match_over":
-        clean["record"] = {}  # the server adds the R17 record
-    return protocol.to_dict(protocol.event_from_dict(clean))
+def wire(event: Event) -> dict[str, Any]:
+    """An engine event as a client decodes it off the wire (its audience left behind)."""
+    return protocol.to_dict(event.payload if isinstance(event, Private) else event)
+
+
+def sees(event: Event, seat: int | None) -> bool:
+    """Whether ``seat`` (None: a spectator) receives ``event``."""
+    return not isinstance(event, Private) or (seat is not None and seat in event.to)
 
 
 def snapshot(match: Match, seat: int | None) -> dict[str, Any]:
@@ -79,7 +81,7 @@ def test_models_follow_the_engine_view(seed: int) -> None:
             m.apply({"type": "table_changed", "table": info})
             for event in opening:
                 # R7: the partner draw moves players; the model follows its own player.
-                if "to" not in event or (m.seat is not None and m.seat in event["to"]):
+                if sees(event, m.seat):
                     m.apply(wire(event))
     for m in models.values():
         assert model_view(m, m.seat) == expected(match, m.seat)
@@ -96,7 +98,7 @@ def test_models_follow_the_engine_view(seed: int) -> None:
         events = match.apply(action)
         for event in events:
             for s, m in models.items():
-                if "to" not in event or (s is not None and s in event["to"]):
+                if sees(event, s):
                     m.apply(wire(event))
         for s, m in models.items():
             assert model_view(m, s) == expected(match, s), (s, action)
