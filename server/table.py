@@ -655,7 +655,7 @@ class Table:
         if self.match is not None:
             seat = self.state.seat_of(viewer.player)
             v = view(self.match, seat) if seat is not None else spectator_view(self.match)
-            payloads.append(protocol.Snapshot(view=protocol.view_from_dict(v)))
+            payloads.append(protocol.Snapshot(view=v))
         history = chat.history(self.state, viewer.player)
         if history is not None:
             payloads.append(history)

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from protocol import TableView
 from server.game import Action, ChanterVote, Discard, Play, Signal
-
-View = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,17 +74,17 @@ class Bot(Protocol):
     @property
     def level(self) -> str: ...
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision: ...
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision: ...
 
 
-def make_play(view: View, card: str) -> Play:
+def make_play(view: TableView, card: str) -> Play:
     """The Play action for the viewer (the bot never chooses whose seat it acts for)."""
-    return Play(int(view["viewer"]), card)
+    return Play(int(view.viewer), card)
 
 
-def make_vote(view: View, vote: bool) -> ChanterVote:
-    return ChanterVote(int(view["viewer"]), vote)
+def make_vote(view: TableView, vote: bool) -> ChanterVote:
+    return ChanterVote(int(view.viewer), vote)
 
 
-def make_discard(view: View, cards: list[str]) -> Discard:
-    return Discard(int(view["viewer"]), tuple(cards))
+def make_discard(view: TableView, cards: list[str]) -> Discard:
+    return Discard(int(view.viewer), tuple(cards))

@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from protocol import TableView
 from server.game import Signal
 
-from .base import Budget, Decision, View, make_discard, make_play, make_vote
+from .base import Budget, Decision, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote
 from .expert import expert_card, expert_vote
 from .heuristics import easy_card, normal_card
@@ -25,11 +26,11 @@ from .v1.common import chanter_discards as v1_discards
 from .v1.common import chanter_vote as v1_vote
 
 
-def _my_turn(view: View) -> bool:
-    return view["to_act"] is not None and view["to_act"] == view["viewer"]
+def _my_turn(view: TableView) -> bool:
+    return view.to_act is not None and view.to_act == view.viewer
 
 
-def _can_act(view: View) -> bool:
+def _can_act(view: TableView) -> bool:
     """It is this seat's turn and the view holds the cards the phase needs.
 
     The engine never builds a view where the seat to act lacks them, but a client's model
@@ -38,7 +39,7 @@ def _can_act(view: View) -> bool:
     """
     if not _my_turn(view):
         return False
-    phase, n = view["phase"], len(view["hand"])
+    phase, n = view.phase, len(view.hand)
     return (phase == "play" and n > 0) or (phase == "chanter_discard" and n >= 6) or (
         phase == "chanter_vote")
 
@@ -49,11 +50,11 @@ class RandomBot:
 
     level: str = "random"
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         if not _can_act(view):
             return Decision(None)
-        phase = view["phase"]
-        hand = list(view["hand"])
+        phase = view.phase
+        hand = list(view.hand)
         if phase == "play":
             return Decision(make_play(view, rng.choice(hand)))
         if phase == "chanter_vote":
@@ -69,14 +70,14 @@ class HeuristicBot:
 
     level: str
 
-    def signals(self, view: View) -> list[Signal]:
+    def signals(self, view: TableView) -> list[Signal]:
         return chosen_signals(view)     # nothing without a hand: "useless_hand" would be false
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         sigs = tuple(self.signals(view))
         if not _can_act(view):
             return Decision(None, sigs)
-        phase = view["phase"]
+        phase = view.phase
         if phase == "chanter_vote":
             vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
             return Decision(make_vote(view, vote), sigs)
@@ -106,10 +107,10 @@ class ReferenceBot:
 
     level: str
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         if not _can_act(view):
             return Decision(None)
-        phase = view["phase"]
+        phase = view.phase
         if phase == "chanter_vote":
             return Decision(make_vote(view, v1_vote(view)))
         if phase == "chanter_discard":

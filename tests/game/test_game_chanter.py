@@ -219,13 +219,13 @@ def test_r9_nobody_else_sees_talon_or_discards() -> None:
     check()
     m.apply(Discard(first, tuple(m.hands[first][-6:])))
     check()
-    assert view(m, first)["discarded"] == m.discards[first]
-    assert view(m, dealer)["discarded"] == []
+    assert view(m, first).discarded == m.discards[first]
+    assert view(m, dealer).discarded == []
     m.apply(Discard(dealer, tuple(m.hands[dealer][:6])))
     check()
     # Public views show only that the discards happened: hand sizes and votes.
-    assert spectator_view(m)["hand_sizes"] == [9, 9, 9, 9]
-    assert spectator_view(m)["chanter_votes"] == [True, True, True, True]
+    assert spectator_view(m).hand_sizes == [9, 9, 9, 9]
+    assert spectator_view(m).chanter_votes == [True, True, True, True]
 
 
 def test_r9_chanter_in_every_deal_and_record_has_played_hands() -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from game_kit import random_play
 
-from protocol import SignalReceived, SignalSent
+from protocol import SignalInfo, SignalReceived, SignalSent
+from protocol.views import SignalSent as ViewSignalSent
 from server.game import (
     SIGNAL_CARD,
     SIGNALS,
@@ -66,13 +68,13 @@ def test_r16_private_only_partner_receives(sender: int) -> None:
         Private(SignalReceived(from_seat=sender, signal="useless_hand", n=None), (partner,)),
         Private(SignalSent(signal="useless_hand", n=None), (sender,))]
     for s in range(4):
-        got = view(m, s)["signals"]
+        got = view(m, s).signals
         if s == partner:
-            assert got == [{"from_seat": sender, "signal": "useless_hand", "n": None}]
+            assert got == [SignalInfo(from_seat=sender, signal="useless_hand", n=None)]
         else:
             assert got == []
-    assert view(m, sender)["signals_sent"] == [{"signal": "useless_hand", "n": None}]
-    assert spectator_view(m)["signals"] == []
+    assert view(m, sender).signals_sent == [ViewSignalSent(signal="useless_hand", n=None)]
+    assert spectator_view(m).signals == []
 
 
 @pytest.mark.parametrize("sender", [0, 1, 2, 3])
@@ -82,9 +84,9 @@ def test_r16_risky_certain_notice_reaches_both_opponents(sender: int) -> None:
     assert isinstance(events[0], Private)
     assert events[0].to == tuple(sorted((sender + k) % 4 for k in (1, 2, 3)))
     for s in range(4):
-        seen = view(m, s)["signals"]
-        assert seen == ([] if s == sender else [{"from_seat": sender, "signal": "aces", "n": 3}])
-    assert spectator_view(m)["signals"] == []
+        seen = view(m, s).signals
+        assert seen == ([] if s == sender else [SignalInfo(from_seat=sender, signal="aces", n=3)])
+    assert spectator_view(m).signals == []
 
 
 def test_r16_risky_zero_risk_reaches_only_partner() -> None:
@@ -119,14 +121,13 @@ def test_r16_sender_view_does_not_reveal_who_noticed() -> None:
         m.apply(Signal(3, "aces", 1))
         views[risk] = (view(m, 1), view(m, 3))
         for v in views[risk]:
-            for entry in v["signals"] + v["signals_sent"]:
-                assert "to" not in entry
-    assert views[0][0]["signals_sent"] == [{"signal": "going_mordienne", "n": None}]
+            for entry in [*v.signals, *v.signals_sent]:
+                assert "to" not in msgspec.structs.asdict(entry)
+    assert views[0][0].signals_sent == [ViewSignalSent(signal="going_mordienne", n=None)]
     # Options differ (signal_risk), everything else is identical.
     for a, b in zip(views[0], views[1], strict=True):
-        a = {k: v for k, v in a.items() if k != "options"}
-        b = {k: v for k, v in b.items() if k != "options"}
-        assert a == b
+        assert a.options != b.options
+        assert msgspec.structs.replace(a, options=b.options) == b
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
@@ -177,17 +178,17 @@ def test_r15_signals_are_not_checked_for_truth() -> None:
     m = _match()
     liar = next(s for s in range(4) if "3o" not in m.hands[s])
     m.apply(Signal(liar, "monsieur"))
-    assert view(m, (liar + 2) % 4)["signals"][0]["signal"] == "monsieur"
+    assert view(m, (liar + 2) % 4).signals[0].signal == "monsieur"
 
 
 def test_r16_signals_in_view_belong_to_the_current_deal() -> None:
     m = _match(deals=2)
     m.apply(Signal(0, "vache"))
-    assert len(view(m, 2)["signals"]) == 1
+    assert len(view(m, 2).signals) == 1
     rng = random.Random(0)
     while m.deal_number == 1:
         random_play(m, rng, max_actions=1)
-    assert view(m, 2)["signals"] == [] and view(m, 0)["signals_sent"] == []
+    assert view(m, 2).signals == [] and view(m, 0).signals_sent == []
     assert m.signals[0]["deal"] == 1       # still kept in the state
 
 
@@ -196,6 +197,6 @@ def test_r16_spectators_never_receive_signals_in_a_whole_match() -> None:
     rng = random.Random(3)
     while not m.over:
         m.apply(Signal(rng.randrange(4), rng.choice(["madame", "useless_hand"])))
-        assert spectator_view(m)["signals"] == []
+        assert spectator_view(m).signals == []
         random_play(m, rng, max_actions=1)
     assert len(m.signals) > 50

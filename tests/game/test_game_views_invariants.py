@@ -11,6 +11,7 @@ import json
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from game_kit import codes_in, make_match, random_play
 from hypothesis import HealthCheck, given, settings
@@ -74,10 +75,10 @@ def _check_views(m: Match) -> None:
     talon = set(m.talon)
     for seat in range(4):
         v = view(m, seat)
-        assert v["viewer"] == seat
-        assert v["hand"] == sort_by_strength(m.hands[seat])
-        assert v["discarded"] == m.discards[seat]
-        seen = codes_in({k: x for k, x in v.items() if k != "draw"})
+        assert v.viewer == seat
+        assert v.hand == sort_by_strength(m.hands[seat])
+        assert v.discarded == m.discards[seat]
+        seen = codes_in(msgspec.structs.replace(v, draw=[]))
         own = set(m.hands[seat]) | set(m.discards[seat])
         assert seen <= own | played
         hidden = talon - own
@@ -86,9 +87,9 @@ def _check_views(m: Match) -> None:
                 hidden |= set(m.hands[other]) | set(m.discards[other])
         assert not seen & hidden
     spect = spectator_view(m)
-    assert spect["viewer"] is None and spect["hand"] == [] and spect["signals"] == []
-    assert "discarded" not in spect and "signals_sent" not in spect
-    assert codes_in({k: x for k, x in spect.items() if k != "draw"}) <= played
+    assert spect.viewer is None and spect.hand == [] and spect.signals == []
+    assert spect.discarded == [] and spect.signals_sent == []
+    assert codes_in(msgspec.structs.replace(spect, draw=[])) <= played
 
 
 def _check_events(m: Match, events: list[Event]) -> None:
@@ -247,12 +248,12 @@ def test_views_own_hand_only_and_spectator_empty() -> None:
     m = make_match(dealer=0, seed=12)
     for seat in range(4):
         v = view(m, seat)
-        assert sorted(v["hand"]) == sorted(m.hands[seat])
-        assert v["hand_sizes"] == [9, 9, 9, 9]
+        assert sorted(v.hand) == sorted(m.hands[seat])
+        assert v.hand_sizes == [9, 9, 9, 9]
         for other in range(4):
             if other != seat:
-                assert not set(v["hand"]) & set(m.hands[other])
-    assert spectator_view(m)["hand"] == []
+                assert not set(v.hand) & set(m.hands[other])
+    assert spectator_view(m).hand == []
     assert codes_in(spectator_view(m)) == set()
 
 
@@ -262,10 +263,10 @@ def test_views_show_the_trick_in_progress_with_seats() -> None:
     m.apply(Play(1, c1))
     m.apply(Play(2, c2))
     for v in [spectator_view(m)] + [view(m, s) for s in range(4)]:
-        assert v["trick"] == [[1, c1], [2, c2]]
-        assert v["leader"] == 1 and v["to_act"] == 3
-        assert v["hand_sizes"] == [9, 8, 8, 9]
-    assert c1 not in view(m, 1)["hand"]
+        assert v.trick == [(1, c1), (2, c2)]
+        assert v.leader == 1 and v.to_act == 3
+        assert v.hand_sizes == [9, 8, 8, 9]
+    assert c1 not in view(m, 1).hand
 
 
 @pytest.mark.parametrize("bad", [-1, 4, None, "0", 1.0, True])
@@ -279,7 +280,7 @@ def test_partner_draw_is_public_in_every_view() -> None:
     m, _ = Match.new(Options(partner_draw=True), 5)
     assert m.draw
     for v in [spectator_view(m)] + [view(m, s) for s in range(4)]:
-        assert v["draw"] == m.draw
+        assert v.draw == [(s, c) for s, c in m.draw]
 
 
 def test_clone_is_independent() -> None:

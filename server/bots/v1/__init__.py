@@ -11,9 +11,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from protocol import TableView
 from server.game import Signal
 
-from ..base import DEFAULT_BUDGET, Budget, Decision, View, make_discard, make_play, make_vote
+from ..base import DEFAULT_BUDGET, Budget, Decision, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote, truthful_signals
 from .expert import expert_card
 
@@ -29,17 +30,17 @@ class ExpertV1Bot:
 
     level: str = "expert-v1"
 
-    def signals(self, view: View) -> list[Signal]:
-        if not view["hand"]:
+    def signals(self, view: TableView) -> list[Signal]:
+        if not view.hand:
             return []
         return truthful_signals(view)
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         sigs = tuple(self.signals(view))
-        if view["to_act"] is None or view["to_act"] != view["viewer"]:
+        if view.to_act is None or view.to_act != view.viewer:
             return Decision(None, sigs)
-        phase = view["phase"]
-        hand = view["hand"]
+        phase = view.phase
+        hand = view.hand
         if phase == "chanter_vote":
             return Decision(make_vote(view, chanter_vote(view)), sigs)
         if phase == "chanter_discard" and len(hand) >= 6:
