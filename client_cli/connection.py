@@ -295,7 +295,8 @@ class Connection:
                 result = out.reply.result if isinstance(out.reply.result, dict) else {}
                 how = ("from a fresh snapshot" if result.get("snapshot")
                        else f"{result.get('replayed', 0)} missed events replayed")
-                self._resumed.append(f"table {protocol.clean_text(table)} ({how})")
+                if self._resumed is not None:
+                    self._resumed.append(f"table {protocol.clean_text(table)} ({how})")
                 # The ok comes first; "resumed" is news once its replay (or head) is in.
                 count = 2 if result.get("snapshot") else int(result.get("replayed", 0))
                 if count:
@@ -307,7 +308,7 @@ class Connection:
     def _maybe_resumed(self) -> None:
         if not self._resuming and not self._replaying and self._resumed is not None:
             self.on_status("resumed", "Resumed " + (", ".join(self._resumed) or "") + ".")
-            self._resumed = None  # type: ignore[assignment]
+            self._resumed = None
 
     def _note_seat(self, out: Replied) -> None:
         """Where we sit after create/join (a seat) or spectate (none): the model needs it."""

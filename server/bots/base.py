@@ -77,14 +77,22 @@ class Bot(Protocol):
     def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision: ...
 
 
+def seat_of(view: TableView) -> int:
+    """The seat whose view this is: a bot only ever decides for a seat, never a spectator."""
+    seat = view.viewer
+    if seat is None:
+        raise ValueError("a spectator's view: bots decide for a seat")
+    return seat
+
+
 def make_play(view: TableView, card: str) -> Play:
     """The Play action for the viewer (the bot never chooses whose seat it acts for)."""
-    return Play(int(view.viewer), card)
+    return Play(seat_of(view), card)
 
 
 def make_vote(view: TableView, vote: bool) -> ChanterVote:
-    return ChanterVote(int(view.viewer), vote)
+    return ChanterVote(seat_of(view), vote)
 
 
 def make_discard(view: TableView, cards: list[str]) -> Discard:
-    return Discard(int(view.viewer), tuple(cards))
+    return Discard(seat_of(view), tuple(cards))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from protocol import TableView
 from server.game import sort_by_strength
 
+from .base import seat_of
 from .knowledge import MAJEURE_CARDS
 
 
@@ -19,7 +20,7 @@ def chanter_vote(view: TableView) -> bool:
     its own hand is already strong (three or more cartes majeures): then the talon can only
     arm the seats that would beat its cards.
     """
-    seat, dealer = int(view.viewer), int(view.dealer)
+    seat, dealer = seat_of(view), int(view.dealer)
     if seat in (dealer, (dealer + 1) % 4):
         return True
     return sum(1 for c in view.hand if c in MAJEURE_CARDS) < 3

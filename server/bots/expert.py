@@ -25,7 +25,7 @@ from protocol import TableView
 from server.game import STRENGTH
 from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
-from .base import Budget
+from .base import Budget, seat_of
 from .heuristics import ascending, trick_status
 from .inference import PlayModel, relax_for_risky
 from .knowledge import Knowledge, read_view
@@ -131,7 +131,7 @@ def expert_vote(view: TableView, rng: random.Random, worlds: int = CHANTER_WORLD
     Each team has one of the two receivers (they sit side by side, R4-R5), so what decides
     is whose hand the talon improves more, which depends on the cards this seat can see.
     """
-    seat, dealer = int(view.viewer), int(view.dealer)
+    seat, dealer = seat_of(view), int(view.dealer)
     first = (dealer + 1) % 4
     team = seat % 2
     utility = deal_utility(view, team)

@@ -14,6 +14,7 @@ import random
 from protocol import TableView
 from server.game import STRENGTH
 
+from .base import seat_of
 from .knowledge import Knowledge
 from .reference import pimc_card
 from .sampling import WorldSampler, sample_world_loose
@@ -60,7 +61,7 @@ def easy_card(view: TableView, rng: random.Random, slip: float = EASY_SLIP) -> s
     wastes big cards on small tricks, never spoils on purpose, and with probability
     ``slip`` plays any card (R10: every card is legal).
     """
-    seat = int(view.viewer)
+    seat = seat_of(view)
     hand = ascending(view.hand)
     if rng.random() < slip:
         return rng.choice(hand)

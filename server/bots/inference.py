@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from protocol import TableView
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
+from .base import seat_of
 from .knowledge import Knowledge, mordienne_cards
 
 #: Default softness of the play model (arena runs against pimc, docs/BOTS.md).
@@ -58,7 +59,7 @@ class Observation:
 
 def observations(view: TableView) -> tuple[list[Observation], list[list[int]]]:
     """The other seats' plays this deal, and every seat's plays as strengths in order."""
-    seat = int(view.viewer)
+    seat = seat_of(view)
     obs: list[Observation] = []
     plays: list[list[int]] = [[], [], [], []]
     order = 0

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from protocol import TableView
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
+from .base import seat_of
+
 ACES = ("1o", "1c", "1b", "1e")
 ACE_STRENGTH = 11
 #: The eight unique cartes majeures (R3), strongest first.
@@ -59,7 +61,7 @@ def read_view(view: TableView) -> Knowledge:
     announced. A ``going_mordienne`` places the strongest cards (:func:`mordienne_cards`).
     These inferences only bias sampling; a wrong guess costs strength, never legality.
     """
-    seat = int(view.viewer)
+    seat = seat_of(view)
     hand = list(view.hand)
     seen_plays = cards_played(view)
     played = [c for _, c in seen_plays]

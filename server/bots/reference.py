@@ -27,6 +27,8 @@ from protocol import TableView
 from server.game import ALL_CARDS, STRENGTH
 from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
+from .base import seat_of
+
 #: Worlds sampled per pimc decision (the issue's definition of the yardstick).
 PIMC_WORLDS = 40
 
@@ -66,7 +68,7 @@ def _lowest(hand_asc: list[str], avoid: int) -> str:
 def greedy_card(view: TableView) -> str:
     """The ``greedy`` reference opponent's card (module docstring); ``view.hand`` must
     not be empty."""
-    seat = int(view.viewer)
+    seat = seat_of(view)
     partner = (seat + 2) % 4
     hand = _ascending(list(view.hand))
     top, holder = _trick_top(view)
@@ -147,7 +149,7 @@ def greedy_rollout(
 def uniform_world(view: TableView, rng: random.Random) -> list[list[int]]:
     """One world: the unseen cards shuffled and dealt by hand size (R8), as ascending
     strength lists; the viewer's own hand at its index."""
-    seat = int(view.viewer)
+    seat = seat_of(view)
     pool = unseen_cards(view)
     rng.shuffle(pool)
     world: list[list[int]] = [[], [], [], []]
@@ -169,7 +171,7 @@ def pimc_card(view: TableView, rng: random.Random, worlds: int = PIMC_WORLDS,
     ``sampler`` replaces the uniform worlds (the ``normal`` level samples worlds that honour
     the signals it received); the yardstick itself always uses :func:`uniform_world`.
     """
-    seat = int(view.viewer)
+    seat = seat_of(view)
     hand = _ascending(list(view.hand))
     reps: dict[int, str] = {}
     for c in hand:

@@ -33,6 +33,7 @@ from protocol import TableView
 from server.game import SIGNAL_CARD, STRENGTH, Signal, sort_by_strength
 from server.game.rules import TRICKS_PER_DEAL
 
+from .base import seat_of
 from .knowledge import ACES, cards_played, read_view
 
 #: R15's card signals, looked up by card (the vocabulary is server.game's SIGNAL_CARD).
@@ -58,7 +59,7 @@ def chosen_signals(view: TableView) -> list[Signal]:
     mode = opts.signals
     if mode == "off" or view.phase != "play" or not view.hand:
         return []
-    seat = int(view.viewer)
+    seat = seat_of(view)
     risk = opts.signal_risk if mode == "risky" else 0.0
     sent = {(s.signal, s.n) for s in view.signals_sent}
     sent_names = {name for name, _ in sent}
@@ -107,7 +108,7 @@ def mordienne_plan(view: TableView) -> bool:
     """
     if not view.options.mordienne:
         return False
-    seat = int(view.viewer)
+    seat = seat_of(view)
     counts = [0, 0, 0, 0]
     for t in view.tricks:
         if t.winner is not None:

@@ -17,7 +17,7 @@ import copy
 import itertools
 import random
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from protocol.events import (
     CardPlayed,
@@ -54,6 +54,36 @@ from .errors import (
 )
 from .options import Options
 from .seats import left_of, partner_of
+
+
+class TrickRecord(TypedDict):
+    """A finished trick in the match's state: cards in play order from ``leader`` (R11)."""
+
+    leader: int
+    cards: list[str]
+    winner: int | None
+
+
+class DealRecord(TypedDict):
+    """A finished deal in the match's state: the hands as played, the tricks, the score."""
+
+    dealer: int
+    hands: list[list[str]]
+    tricks: list[list[str]]
+    trick_counts: list[int]
+    winner: int | None
+    points: list[int]
+    mordienne: bool
+
+
+class SignalRecord(TypedDict):
+    """A signal in the match's state (R15), with who received it (R16): never shown as is."""
+
+    deal: int
+    from_seat: int
+    signal: SignalId
+    n: int | None
+    to: list[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +124,10 @@ class Match:
         self.to_act: int | None = None
         self.leader = 0
         self.trick: list[str] = []
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks: list[TrickRecord] = []
         self.points = [0, 0]
-        self.deals: list[dict[str, Any]] = []
-        self.signals: list[dict[str, Any]] = []
+        self.deals: list[DealRecord] = []
+        self.signals: list[SignalRecord] = []
         self.signal_count = 0
         self.version = 0
 
@@ -353,11 +383,10 @@ class Match:
                 if rng.random() < self.options.signal_risk:
                     to.append(opp)
         self.signal_count += 1
-        record = {"deal": self.deal_number, "from_seat": seat, "signal": action.signal,
-                  "n": n, "to": sorted(to)}
-        self.signals.append(record)
-        # The sender hears back what it sent, never who noticed it (R16).
         signal = cast(SignalId, action.signal)   # one of SIGNALS: checked above
+        self.signals.append({"deal": self.deal_number, "from_seat": seat, "signal": signal,
+                             "n": n, "to": sorted(to)})
+        # The sender hears back what it sent, never who noticed it (R16).
         return [Private(SignalReceived(from_seat=seat, signal=signal, n=n), tuple(sorted(to))),
                 Private(SignalSent(signal=signal, n=n), (seat,))]
 

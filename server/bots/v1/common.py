@@ -8,6 +8,7 @@ from __future__ import annotations
 from protocol import TableView
 from server.game import STRENGTH, Signal, sort_by_strength
 
+from ..base import seat_of
 from .knowledge import ACES, MAJEURE_CARDS
 
 _SIGNAL_OF_CARD = {
@@ -24,7 +25,7 @@ def chanter_vote(view: TableView) -> bool:
     its own hand is already strong (three or more cartes majeures): then the talon can only
     arm the seats that would beat its cards.
     """
-    seat, dealer = int(view.viewer), int(view.dealer)
+    seat, dealer = seat_of(view), int(view.dealer)
     if seat in (dealer, (dealer + 1) % 4):
         return True
     return sum(1 for c in view.hand if c in MAJEURE_CARDS) < 3
@@ -46,7 +47,7 @@ def truthful_signals(view: TableView) -> list[Signal]:
     """
     if view.options.signals == "off" or view.phase != "play":
         return []
-    seat = int(view.viewer)
+    seat = seat_of(view)
     if any(seat == s for s, _ in _played_by_any(view)):
         return []
     already = {(s.signal, s.n) for s in view.signals_sent}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from protocol import TableView
 from server.game import STRENGTH
 
+from ..base import seat_of
 from .knowledge import Knowledge
 
 
@@ -48,7 +49,7 @@ def easy_card(view: TableView) -> str:
     It does know not to fight its partner for a trick (R12 makes that pointless), but it
     wastes big cards on small tricks and never spoils on purpose.
     """
-    seat = int(view.viewer)
+    seat = seat_of(view)
     hand = ascending(view.hand)
     top, holder = trick_status(view)
     if holder is not None and holder == (seat + 2) % 4:
@@ -120,7 +121,7 @@ def normal_card(view: TableView, k: Knowledge) -> str:
       card (R11: a tie for the top spoils the trick; the same seat leads again).
     - Else dump the lowest card.
     """
-    seat = int(view.viewer)
+    seat = seat_of(view)
     partner = (seat + 2) % 4
     hand = ascending(view.hand)
     top, holder = trick_status(view)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from protocol import TableView
 from server.game import ALL_CARDS, SIGNAL_CARD
 
+from ..base import seat_of
+
 ACES = ("1o", "1c", "1b", "1e")
 ACE_STRENGTH = 11
 #: The eight unique cartes majeures (R3), strongest first.
@@ -58,7 +60,7 @@ def read_view(view: TableView) -> Knowledge:
     it holds no unsignalled carte majeure and exactly the aces it announced. That inference
     is only used to bias sampling; a wrong guess costs strength, never legality.
     """
-    seat = int(view.viewer)
+    seat = seat_of(view)
     hand = list(view.hand)
     seen_plays = cards_played(view)
     played = [c for _, c in seen_plays]
