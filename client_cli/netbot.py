@@ -22,8 +22,8 @@ from rich.text import Text
 
 import protocol
 from protocol import EventPayload, TableInfo, TableView
+from protocol.limits import BOT_THINK_S
 from server.bots import DEFAULT_BUDGET, choose_action, choose_signals
-from server.bots.base import DEFAULT_THINK_S
 from server.game import Action, ChanterVote, Discard, Play
 
 from . import render
@@ -35,7 +35,7 @@ class NetBot:
     def __init__(self, url: str, level: str, name: str, console: Console, *,
                  table: str | None = None, options: dict[str, Any] | None = None,
                  seed: int | None = None, quiet: bool = False,
-                 think_s: float | None = DEFAULT_THINK_S) -> None:
+                 think_s: float | None = BOT_THINK_S) -> None:
         self.level = level
         # The same cap on a search's thinking time as a server's bots (--think-ms; None or
         # 0: none), so a slow machine's network bot keeps its table's pace too.

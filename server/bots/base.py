@@ -54,11 +54,6 @@ class Budget:
 
 DEFAULT_BUDGET = Budget()
 
-#: The cap on a search bot's thinking time (``Budget.seconds``) a server (``--bot-think``)
-#: and a network bot (``aluette --bot --think-ms``) use unless told otherwise: a decision
-#: is never much over the issue's 100 ms on a slow machine (docs/BOTS.md).
-DEFAULT_THINK_S = 0.08
-
 
 @dataclass(frozen=True, slots=True)
 class Decision:
