@@ -317,13 +317,15 @@ class Connection:
         table = result.get("table")
         if not isinstance(table, str):
             return
-        if out.command in ("create_table", "join", "resume") and isinstance(
-                result.get("seat"), int):
-            self.model(table).seat = result["seat"]
-        elif out.command == "spectate":
-            self.model(table).seat = None
-        elif out.command == "leave":
-            self.tables.pop(table, None)
+        match out.command:
+            case "create_table" | "join" | "resume" if isinstance(result.get("seat"), int):
+                self.model(table).seat = result["seat"]
+            case "spectate":
+                self.model(table).seat = None
+            case "leave":
+                self.tables.pop(table, None)
+            case _:
+                pass
 
     def _table_event(self, out: TableEvent) -> None:
         model = self.model(out.table)

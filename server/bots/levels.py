@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 
 from protocol import TableView
+from protocol.vocab import Phase
 from server.game import Signal
 
 from .base import Budget, Decision, make_discard, make_play, make_vote
@@ -39,9 +40,16 @@ def _can_act(view: TableView) -> bool:
     """
     if not _my_turn(view):
         return False
-    phase, n = view.phase, len(view.hand)
-    return (phase == "play" and n > 0) or (phase == "chanter_discard" and n >= 6) or (
-        phase == "chanter_vote")
+    n = len(view.hand)
+    match view.phase:
+        case Phase.PLAY:
+            return n > 0
+        case Phase.CHANTER_DISCARD:
+            return n >= 6
+        case Phase.CHANTER_VOTE:
+            return True
+        case _:
+            return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +61,16 @@ class RandomBot:
     def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         if not _can_act(view):
             return Decision(None)
-        phase = view.phase
         hand = list(view.hand)
-        if phase == "play":
-            return Decision(make_play(view, rng.choice(hand)))
-        if phase == "chanter_vote":
-            return Decision(make_vote(view, rng.random() < 0.5))
-        if phase == "chanter_discard":
-            return Decision(make_discard(view, rng.sample(hand, 6)))
-        return Decision(None)
+        match view.phase:
+            case Phase.PLAY:
+                return Decision(make_play(view, rng.choice(hand)))
+            case Phase.CHANTER_VOTE:
+                return Decision(make_vote(view, rng.random() < 0.5))
+            case Phase.CHANTER_DISCARD:
+                return Decision(make_discard(view, rng.sample(hand, 6)))
+            case _:
+                return Decision(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,23 +86,25 @@ class HeuristicBot:
         sigs = tuple(self.signals(view))
         if not _can_act(view):
             return Decision(None, sigs)
-        phase = view.phase
-        if phase == "chanter_vote":
-            vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
-            return Decision(make_vote(view, vote), sigs)
-        if phase == "chanter_discard":
-            return Decision(make_discard(view, chanter_discards(view)), sigs)
-        if phase != "play":
-            return Decision(None, sigs)
-        if self.level == "easy":
-            card = easy_card(view, rng)
-        elif self.level == "normal":
-            card = normal_card(view, read_view(view), rng)
-        else:
-            card = expert_card(view, rng, budget)
-        return Decision(make_play(view, card), sigs)
+        match view.phase:
+            case Phase.CHANTER_VOTE:
+                vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
+                return Decision(make_vote(view, vote), sigs)
+            case Phase.CHANTER_DISCARD:
+                return Decision(make_discard(view, chanter_discards(view)), sigs)
+            case Phase.PLAY:
+                return Decision(make_play(view, self._card(view, rng, budget)), sigs)
+            case _:
+                return Decision(None, sigs)
 
-
+    def _card(self, view: TableView, rng: random.Random, budget: Budget) -> str:
+        match self.level:
+            case "easy":
+                return easy_card(view, rng)
+            case "normal":
+                return normal_card(view, read_view(view), rng)
+            case _:
+                return expert_card(view, rng, budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +121,13 @@ class ReferenceBot:
     def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         if not _can_act(view):
             return Decision(None)
-        phase = view.phase
-        if phase == "chanter_vote":
-            return Decision(make_vote(view, v1_vote(view)))
-        if phase == "chanter_discard":
-            return Decision(make_discard(view, v1_discards(view)))
-        if phase != "play":
-            return Decision(None)
-        card = greedy_card(view) if self.level == "greedy" else pimc_card(view, rng)
-        return Decision(make_play(view, card))
+        match view.phase:
+            case Phase.CHANTER_VOTE:
+                return Decision(make_vote(view, v1_vote(view)))
+            case Phase.CHANTER_DISCARD:
+                return Decision(make_discard(view, v1_discards(view)))
+            case Phase.PLAY:
+                card = greedy_card(view) if self.level == "greedy" else pimc_card(view, rng)
+                return Decision(make_play(view, card))
+            case _:
+                return Decision(None)

@@ -218,16 +218,17 @@ class Match:
         """
         if self.phase is Phase.MATCH_OVER:
             raise MatchIsOver("the match is over")
-        if isinstance(action, Signal):
-            events = self._signal(action)
-        elif isinstance(action, Play):
-            events = self._play(action)
-        elif isinstance(action, ChanterVote):
-            events = self._vote(action)
-        elif isinstance(action, Discard):
-            events = self._discard(action)
-        else:
-            raise InvalidAction(f"not an action: {action!r}")
+        match action:
+            case Signal():
+                events = self._signal(action)
+            case Play():
+                events = self._play(action)
+            case ChanterVote():
+                events = self._vote(action)
+            case Discard():
+                events = self._discard(action)
+            case _:
+                raise InvalidAction(f"not an action: {action!r}")
         self.version += 1
         return events
 

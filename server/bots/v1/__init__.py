@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from protocol import TableView
+from protocol.vocab import Phase
 from server.game import Signal
 
 from ..base import DEFAULT_BUDGET, Budget, Decision, make_discard, make_play, make_vote
@@ -39,13 +40,14 @@ class ExpertV1Bot:
         sigs = tuple(self.signals(view))
         if view.to_act is None or view.to_act != view.viewer:
             return Decision(None, sigs)
-        phase = view.phase
         hand = view.hand
-        if phase == "chanter_vote":
-            return Decision(make_vote(view, chanter_vote(view)), sigs)
-        if phase == "chanter_discard" and len(hand) >= 6:
-            return Decision(make_discard(view, chanter_discards(view)), sigs)
-        if phase != "play" or not hand:
-            return Decision(None, sigs)
-        frozen = FROZEN_BUDGET.scaled(budget.steps / DEFAULT_BUDGET.steps)
-        return Decision(make_play(view, expert_card(view, rng, frozen)), sigs)
+        match view.phase:
+            case Phase.CHANTER_VOTE:
+                return Decision(make_vote(view, chanter_vote(view)), sigs)
+            case Phase.CHANTER_DISCARD if len(hand) >= 6:
+                return Decision(make_discard(view, chanter_discards(view)), sigs)
+            case Phase.PLAY if hand:
+                frozen = FROZEN_BUDGET.scaled(budget.steps / DEFAULT_BUDGET.steps)
+                return Decision(make_play(view, expert_card(view, rng, frozen)), sigs)
+            case _:
+                return Decision(None, sigs)
