@@ -43,7 +43,7 @@ from protocol import (
     TrickDone,
 )
 from protocol.results import SeatRef
-from protocol.vocab import Phase
+from protocol.vocab import SIGNAL_CARD, Phase
 from server.game.cards import MAJEURES, STRENGTH, card_name, sort_by_strength
 from server.game.seats import partner_of, team_of
 
@@ -59,14 +59,7 @@ SUIT_STYLE: dict[str, tuple[str, str]] = {
 
 #: R15: the signal vocabulary, with what each one says.
 SIGNAL_MEANINGS: dict[str, str] = {
-    "monsieur": "I hold Monsieur (3o)",
-    "madame": "I hold Madame (3c)",
-    "borgne": "I hold Le Borgne (2o)",
-    "vache": "I hold La Vache (2c)",
-    "grand_neuf": "I hold Grand-neuf (9c)",
-    "petit_neuf": "I hold Petit-neuf (9o)",
-    "deux_de_chene": "I hold Deux de chêne (2b)",
-    "deux_d_ecrit": "I hold Deux d'écrit (2e)",
+    **{signal: f"I hold {card_name(card)} ({card})" for signal, card in SIGNAL_CARD.items()},
     "aces": "I hold N aces (signal aces N, N = 1..4)",
     "useless_hand": "my hand is worthless",
     "going_mordienne": "I am going for mordienne",

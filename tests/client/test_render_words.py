@@ -256,3 +256,15 @@ def test_a_small_terminal_gets_a_compact_screen() -> None:
         assert code in out
     full = text(render.game_screen(model), width=100)
     assert len(full.split("\n")) > len(lines) + 8
+
+
+def test_every_signal_has_its_meaning_in_the_cards_own_words() -> None:
+    """R15: one line per signal, in the rule's order; a card signal names its carte majeure
+    as the engine does (R3), so the words cannot drift from the cards."""
+    from protocol.vocab import SIGNAL_CARD, SIGNALS
+    from server.game import card_name
+
+    assert list(render.SIGNAL_MEANINGS) == list(SIGNALS)
+    for signal, card in SIGNAL_CARD.items():
+        assert render.SIGNAL_MEANINGS[signal] == f"I hold {card_name(card)} ({card})"
+    assert render.SIGNAL_MEANINGS["borgne"] == "I hold Le Borgne (2o)"
