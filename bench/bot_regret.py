@@ -42,8 +42,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from protocol import TableView
 from server.bots import expert, get_bot
-from server.bots.base import DEFAULT_BUDGET, Budget
+from server.bots.base import DEFAULT_BUDGET, Budget, seat_of
 from server.bots.inference import SOFTNESS, PlayModel, location_belief
 from server.bots.knowledge import read_view
 from server.game import STRENGTH, Match, Options, view
@@ -53,7 +54,7 @@ VARIANTS = ("default", "other_seed", "budget_x4", "inference", "true_world")
 #: Trick ranges the figures are broken down by (tricks finished before the decision).
 PHASES = ((0, 2), (2, 4), (4, 6), (6, 9))
 
-Position = tuple[dict[str, Any], list[list[str]], str]
+Position = tuple[TableView, list[list[str]], str]
 
 
 def collect(pairs: int, seed: str) -> list[Position]:
@@ -68,8 +69,8 @@ def collect(pairs: int, seed: str) -> list[Position]:
                 assert seat is not None
                 v = view(m, seat)
                 key = f"arena:{game}:{m.version}:{seat}"
-                if levels[seat] == "expert" and v["phase"] == "play" and \
-                        len({STRENGTH[c] for c in v["hand"]}) > 1:
+                if levels[seat] == "expert" and v.phase == "play" and \
+                        len({STRENGTH[c] for c in v.hand}) > 1:
                     out.append((v, [list(h) for h in m.hands], key))
                 action = get_bot(levels[seat]).decide(v, random.Random(key),
                                                       DEFAULT_BUDGET).action
@@ -78,14 +79,14 @@ def collect(pairs: int, seed: str) -> list[Position]:
     return out
 
 
-def oracle(v: dict[str, Any], hands: list[list[str]], rollouts: int) -> dict[int, float]:
+def oracle(v: TableView, hands: list[list[str]], rollouts: int) -> dict[int, float]:
     """Each candidate strength's mean team result over noisy playouts of the true deal."""
-    seat = int(v["viewer"])
+    seat = seat_of(v)
     team = seat % 2
-    leader = int(v["leader"])
-    trick = [STRENGTH[c] for _, c in v["trick"]]
-    winners = [t["winner"] for t in v["tricks"]]
-    mordienne = bool(v["options"].get("mordienne", True))
+    leader = int(v.leader)
+    trick = [STRENGTH[c] for _, c in v.trick]
+    winners = [t.winner for t in v.tricks]
+    mordienne = v.options.mordienne
     base = [sorted(STRENGTH[c] for c in h) for h in hands]
     left = sum(len(h) for h in hands)
     rng = random.Random(1)
@@ -113,7 +114,7 @@ def sampler(replace: Callable[..., list[list[list[str]]]] | None) -> Iterator[No
         expert._worlds = original
 
 
-def choice(variant: str, v: dict[str, Any], hands: list[list[str]], key: str) -> int:
+def choice(variant: str, v: TableView, hands: list[list[str]], key: str) -> int:
     """The strength the expert picks under ``variant``."""
     rng = random.Random(key + ("'" if variant == "other_seed" else ""))
     budget = Budget(DEFAULT_BUDGET.steps * 4, DEFAULT_BUDGET.worlds_cap * 4) \
@@ -127,10 +128,10 @@ def choice(variant: str, v: dict[str, Any], hands: list[list[str]], key: str) ->
         return STRENGTH[expert.expert_card(v, rng, budget, softness=softness)]
 
 
-def belief(v: dict[str, Any], hands: list[list[str]], key: str) -> tuple[float, float]:
+def belief(v: TableView, hands: list[list[str]], key: str) -> tuple[float, float]:
     """Mean probability of the true holder of each card in another hand: uniform worlds,
     then the same worlds weighted by the play model."""
-    seat = int(v["viewer"])
+    seat = seat_of(v)
     k = read_view(v)
     worlds = expert._worlds(k, random.Random(key), 400)
     model = PlayModel(v, k, SOFTNESS)
@@ -149,7 +150,7 @@ def measure(args: tuple[Position, int]) -> dict[str, Any]:
     best = max(values.values())
     regret = {name: best - values[choice(name, v, hands, key)] for name in VARIANTS}
     uniform, weighted = belief(v, hands, key)
-    return {"tricks": len(v["tricks"]), "regret": regret, "belief": (uniform, weighted)}
+    return {"tricks": len(v.tricks), "regret": regret, "belief": (uniform, weighted)}
 
 
 def half_width(xs: list[float]) -> float:

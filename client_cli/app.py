@@ -17,14 +17,17 @@ import shlex
 import signal
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 from prompt_toolkit import PromptSession
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 import protocol
+from protocol import EventPayload, MatchOver, Snapshot, TableChanged, TableInfo, Turn
+from protocol.results import SeatRef
 
 from . import render
 from .commands import (
@@ -43,6 +46,8 @@ from .model import TableModel, new_contribution
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
+
+Entry = TypeVar("Entry", TableInfo, SeatRef)
 
 
 #: Bare words the chanter vote prompt takes (R9), as `chanter yes` / `chanter no` do.
@@ -64,7 +69,7 @@ class App:
         self.name_note = name_note            # how the name was chosen, said at hello
         self.current: str | None = None
         self.known: list[str] = []            # table ids from the last listing
-        self.known_info: dict[str, dict[str, Any]] = {}
+        self.known_info: dict[str, TableInfo] = {}
         self.session: PromptSession[str] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._screen_at: tuple[str, int] | None = None
@@ -100,10 +105,8 @@ class App:
             return None
         return Text("[").append_text(render.safe(model.table, 64)).append("] ")
 
-    def _on_event(self, model: TableModel, seq: int, event: dict[str, Any] | None,
-                  before: dict[str, Any] | None) -> None:
-        if event is None:
-            return
+    def _on_event(self, model: TableModel, seq: int, event: EventPayload,
+                  before: TableInfo | None) -> None:
         try:
             self._show_event(model, event, before)
         except Exception as exc:   # never let the display of one event take the client down
@@ -111,12 +114,11 @@ class App:
             self.show(render.problem(f"Could not display an event ({type(exc).__name__}); "
                                      "type `show` to redraw the table."))
 
-    def _show_event(self, model: TableModel, event: dict[str, Any],
-                    before: dict[str, Any] | None) -> None:
+    def _show_event(self, model: TableModel, event: EventPayload,
+                    before: TableInfo | None) -> None:
         if self.current is None and model.status in render.LIVE:
             self.current = model.table
-        kind = event.get("type")
-        if kind == "table_changed" and model.table in self._owe_contribution:
+        if isinstance(event, TableChanged) and model.table in self._owe_contribution:
             self._contribute_now(model)
         prefix = self._prefix(model)
         for line in render.event_lines(model, event, before):
@@ -125,13 +127,18 @@ class App:
             self.show(line)
         if model.table != self.current:
             return
-        if kind == "snapshot" or (kind == "turn" and model.my_turn):
-            self.screen(model)
-        elif kind == "match_over":
-            again = "Type `r` to play again at this table (a rematch), " \
-                if model.seat is not None else "Type "
-            self.show(render.note(f"{again}`record FILE` to save the match record (R17), "
-                                  "`tables` to go back to the lobby."))
+        match event:
+            case Snapshot():
+                self.screen(model)
+            case Turn() if model.my_turn:
+                self.screen(model)
+            case MatchOver():
+                again = "Type `r` to play again at this table (a rematch), " \
+                    if model.seat is not None else "Type "
+                self.show(render.note(f"{again}`record FILE` to save the match record (R17), "
+                                      "`tables` to go back to the lobby."))
+            case _:
+                pass
 
     def _on_status(self, kind: str, text: str) -> None:
         style = {"lost": "bold yellow", "reconnected": "bold green", "resumed": "bold green",
@@ -152,7 +159,7 @@ class App:
         v = model.view
         if v is not None and model.my_turn:
             return {"chanter_vote": "chanter yes/no> ", "chanter_discard": "discard 6 cards> "
-                    }.get(v["phase"], "your card> ")
+                    }.get(v.phase, "your card> ")
         tag = protocol.clean_text(model.table)[:16]
         return f"{tag}> "
 
@@ -162,7 +169,7 @@ class App:
         """Seated (not watching) at ``table`` while its match is being played."""
         model = self.conn.tables.get(table) if table else None
         return (model is not None and model.seat is not None and model.status == "playing"
-                and (model.view or {}).get("phase") != "match_over")
+                and (model.view is None or model.view.phase != "match_over"))
 
     def _live_tables(self) -> list[str]:
         return [t for t in self.conn.tables if self._live_seat(t)]
@@ -366,10 +373,10 @@ class App:
         v = model.view if model is not None else None
         if v is None or model is None or model.seat is None:
             return False
-        if v["phase"] == "chanter_vote" and len(tokens) == 1 and word in CHANTER_WORDS:
+        if v.phase == "chanter_vote" and len(tokens) == 1 and word in CHANTER_WORDS:
             self._chanter([word])
             return True
-        if (v["phase"] == "chanter_discard" and model.my_turn and len(tokens) == 6
+        if (v.phase == "chanter_discard" and model.my_turn and len(tokens) == 6
                 and all(t.isdigit() or len(t) == 2 for t in tokens)):
             self._discard(tokens)
             return True
@@ -461,14 +468,12 @@ class App:
                                   "follow suit. A tie for the top card spoils the trick (R11). "
                                   "`help rules` sums up the rules."))
 
-    async def _fetch_tables(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    async def _fetch_tables(self) -> tuple[list[TableInfo], list[SeatRef]]:
         result = await self.conn.call(protocol.ListTables)
-        tables = valid_tables(result.get("tables"))
-        seats = [s for s in result.get("seats") or []
-                 if isinstance(s, dict) and isinstance(s.get("table"), str)
-                 and isinstance(s.get("seat"), int)]
-        self.known = [str(t.get("table")) for t in tables]
-        self.known_info = {str(t.get("table")): t for t in tables}
+        tables = valid_entries(result.get("tables"), TableInfo)
+        seats = valid_entries(result.get("seats"), SeatRef)
+        self.known = [t.table for t in tables]
+        self.known_info = {t.table: t for t in tables}
         return tables, seats
 
     async def _list_tables(self, quiet_if_empty: bool = False, show_all: bool = False) -> None:
@@ -476,10 +481,10 @@ class App:
         shown, _ = render.lobby_order(tables, seats, show_all)
         if shown or not quiet_if_empty:
             self.show(render.tables_table(tables, seats, show_all))
-        live = {str(t.get("table")) for t in tables if t.get("status") in render.LIVE}
-        back = [s for s in seats if s.get("table") in live]
+        live = {t.table for t in tables if t.status in render.LIVE}
+        back = [s for s in seats if s.table in live]
         if back and not self.conn.tables:
-            tids = ", ".join(protocol.clean_text(str(s.get("table"))) for s in back)
+            tids = ", ".join(protocol.clean_text(s.table) for s in back)
             self.show(render.note(f"You have a seat at {tids}: `join TABLE` to go back."))
 
     async def _resolve_table(self, ref: str, remote: bool = True) -> str:
@@ -503,12 +508,12 @@ class App:
         if len(matches) > 1:
             out = Text(f"“{protocol.clean_text(ref)[:20]}” matches several tables:")
             for tid in matches[:12]:
-                info = self.known_info.get(tid) or {}
+                info = self.known_info.get(tid)
                 out.append("\n  ").append_text(render.safe(tid, 64))
-                if info.get("name"):
-                    out.append(" «").append_text(render.safe(info["name"], 32)).append("»")
-                if info.get("status"):
-                    out.append(" ").append_text(render.safe(info["status"], 12))
+                if info is not None and info.name:
+                    out.append(" «").append_text(render.safe(info.name, 32)).append("»")
+                if info is not None:
+                    out.append(" ").append_text(render.safe(info.status, 12))
             if len(matches) > 12:
                 out.append(f"\n  … and {len(matches) - 12} more")
             self.show(out)
@@ -597,7 +602,8 @@ class App:
         if not await self._leave_live_match_ok("join", table):
             return
         self.current = table
-        seen = (self.known_info.get(table) or {}).get("next_commitment")
+        listed = self.known_info.get(table)
+        seen = listed.next_commitment if listed is not None else None
         contribution = self._contribution(table, seen) if seen else None
         try:
             result = await self.conn.call(protocol.Join, table=table, seat=seat, code=code,
@@ -654,8 +660,8 @@ class App:
         table = self._need_table()
         level = parse_level(args[0]) if args else "normal"
         model = self._need_model()
-        seats = (model.info or {}).get("seats") or []
-        empty = [i for i, s in enumerate(seats) if s.get("kind") == "empty"]
+        seats = model.info.seats if model.info else []
+        empty = [i for i, s in enumerate(seats) if s.kind == "empty"]
         if not empty:
             raise InputError("There is no empty seat.")
         for seat in empty:
@@ -673,9 +679,9 @@ class App:
     def _contribute_now(self, model: TableModel) -> None:
         """We sit at ``model``'s table and now see its commitment: send our contribution
         (``join`` again, as the protocol allows), once."""
-        info = model.info or {}
-        if model.seat is None or not info.get("next_commitment") \
-                or info.get("status") not in ("waiting", "finished"):
+        info = model.info
+        if model.seat is None or info is None or not info.next_commitment \
+                or info.status not in ("waiting", "finished"):
             return
         self._owe_contribution.discard(model.table)
         contribution = self._contribution(model.table)
@@ -761,12 +767,12 @@ class App:
     def _play(self, token: str) -> None:
         model = self._game_model()
         assert model.view is not None
-        phase = model.view["phase"]
+        phase = model.view.phase
         if phase == "chanter_vote" and model.my_turn:
             raise InputError("First the chanter vote (R9): type `yes` or `no`.")
         if phase == "chanter_discard" and model.my_turn:
             raise InputError("First discard six cards (R9): type six codes or numbers.")
-        card = resolve_card(token, model.view["hand"])
+        card = resolve_card(token, model.view.hand)
         self._send(model, protocol.Play, card=card)
 
     def _chanter(self, args: list[str]) -> None:
@@ -778,7 +784,7 @@ class App:
     def _discard(self, args: list[str]) -> None:
         model = self._game_model()
         assert model.view is not None
-        cards = parse_discard(args, model.view["hand"])
+        cards = parse_discard(args, model.view.hand)
         model.pending_discard = cards
         self._send(model, protocol.Discard, cards=cards)
 
@@ -823,13 +829,14 @@ def explain(exc: Exception) -> Text:
     return render.problem("The server did not answer in time; try again.")
 
 
-def valid_tables(raw: object) -> list[dict[str, Any]]:
-    """``list_tables`` results are a free-form map: keep only entries that are TableInfo."""
+def valid_entries(raw: object, kind: type[Entry]) -> list[Entry]:
+    """A ``list_tables`` result is a map as decoded off the wire: keep the entries of its
+    lists that are what they should be (a table's ``TableInfo``, a seat's ``SeatRef``), so
+    one bad entry from a newer or broken server hides only itself."""
     out = []
     for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, dict):
-            with contextlib.suppress(protocol.EventError):
-                out.append(protocol.to_dict(protocol.table_info_from_dict(item)))
+        with contextlib.suppress(msgspec.ValidationError):
+            out.append(msgspec.convert(item, kind))
     return out
 
 

@@ -28,6 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 import protocol
 from protocol.session import (
+    ClientOutput,
     ClientSession,
     ClientState,
     Close,
@@ -45,7 +46,9 @@ from .sessions import ID_BLOCK, SessionFile
 
 log = logging.getLogger(__name__)
 
-EventCallback = Callable[[TableModel, int, "dict[str, Any] | None", "dict[str, Any] | None"],
+#: ``on_event(model, seq, event, before)``: ``before`` is the table's lobby info before the
+#: event (a ``table_changed`` replaces it).
+EventCallback = Callable[[TableModel, int, protocol.EventPayload, protocol.TableInfo | None],
                          None]
 StatusCallback = Callable[[str, str], None]
 
@@ -68,13 +71,6 @@ class ServerError(Exception):
 
 class ConnectionFailed(Exception):
     """The connection cannot be (re)established: bad URL, refused, or a fatal close."""
-
-
-def _dict(payload: Any) -> dict[str, Any] | None:
-    if payload is None or isinstance(payload, protocol.UnknownEvent):
-        return None
-    result: dict[str, Any] = protocol.to_dict(payload)
-    return result
 
 
 class Connection:
@@ -245,32 +241,33 @@ class Connection:
 
     # ------------------------------------------------------------------ session outputs
 
-    async def _carry_out(self, outputs: Iterable[Any]) -> None:
+    async def _carry_out(self, outputs: Iterable[ClientOutput]) -> None:
         for out in outputs:
-            if isinstance(out, Send):
-                ws = self._ws
-                if ws is not None:
-                    self._last_sent = asyncio.get_running_loop().time()
-                    with contextlib.suppress(websockets.ConnectionClosed):
-                        await ws.send(out.frame)
-            elif isinstance(out, Welcomed):
-                self._welcomed_now(out)
-            elif isinstance(out, Replied):
-                self._replied(out)
-            elif isinstance(out, TableEvent):
-                self._table_event(out)
-            elif isinstance(out, TableLost):
-                self.tables.pop(out.table, None)
-                self.on_status("warning", f"Could not resume table "
-                               f"{protocol.clean_text(out.table)}: {out.code}")
-            elif isinstance(out, SessionLost):
-                self.tables.clear()
-                self.on_status("warning", "The server no longer knew this session; started a "
-                               "new one (seats of the old one are lost).")
-            elif isinstance(out, Fatal):
-                self._give_up(out.reason)
-            elif isinstance(out, Close):   # pragma: no cover - a client never closes this way
-                pass
+            match out:
+                case Send(frame=frame):
+                    ws = self._ws
+                    if ws is not None:
+                        self._last_sent = asyncio.get_running_loop().time()
+                        with contextlib.suppress(websockets.ConnectionClosed):
+                            await ws.send(frame)
+                case Welcomed():
+                    self._welcomed_now(out)
+                case Replied():
+                    self._replied(out)
+                case TableEvent():
+                    self._table_event(out)
+                case TableLost(table=table, code=code):
+                    self.tables.pop(table, None)
+                    self.on_status("warning", f"Could not resume table "
+                                   f"{protocol.clean_text(table)}: {code}")
+                case SessionLost():
+                    self.tables.clear()
+                    self.on_status("warning", "The server no longer knew this session; started "
+                                   "a new one (seats of the old one are lost).")
+                case Fatal(reason=reason):
+                    self._give_up(reason)
+                case Close():   # pragma: no cover - a client never closes this way
+                    pass
 
     def _welcomed_now(self, out: Welcomed) -> None:
         self._remember()
@@ -298,7 +295,8 @@ class Connection:
                 result = out.reply.result if isinstance(out.reply.result, dict) else {}
                 how = ("from a fresh snapshot" if result.get("snapshot")
                        else f"{result.get('replayed', 0)} missed events replayed")
-                self._resumed.append(f"table {protocol.clean_text(table)} ({how})")
+                if self._resumed is not None:
+                    self._resumed.append(f"table {protocol.clean_text(table)} ({how})")
                 # The ok comes first; "resumed" is news once its replay (or head) is in.
                 count = 2 if result.get("snapshot") else int(result.get("replayed", 0))
                 if count:
@@ -310,7 +308,7 @@ class Connection:
     def _maybe_resumed(self) -> None:
         if not self._resuming and not self._replaying and self._resumed is not None:
             self.on_status("resumed", "Resumed " + (", ".join(self._resumed) or "") + ".")
-            self._resumed = None  # type: ignore[assignment]
+            self._resumed = None
 
     def _note_seat(self, out: Replied) -> None:
         """Where we sit after create/join (a seat) or spectate (none): the model needs it."""
@@ -319,22 +317,24 @@ class Connection:
         table = result.get("table")
         if not isinstance(table, str):
             return
-        if out.command in ("create_table", "join", "resume") and isinstance(
-                result.get("seat"), int):
-            self.model(table).seat = result["seat"]
-        elif out.command == "spectate":
-            self.model(table).seat = None
-        elif out.command == "leave":
-            self.tables.pop(table, None)
+        match out.command:
+            case "create_table" | "join" | "resume" if isinstance(result.get("seat"), int):
+                self.model(table).seat = result["seat"]
+            case "spectate":
+                self.model(table).seat = None
+            case "leave":
+                self.tables.pop(table, None)
+            case _:
+                pass
 
     def _table_event(self, out: TableEvent) -> None:
         model = self.model(out.table)
-        event = _dict(out.event)
+        event = out.event
         before = model.info
         model.seq = out.seq
         left = self._replaying.get(out.table)
         if left is not None:
-            if left <= 1 or (event is not None and event.get("type") == "snapshot"):
+            if left <= 1 or isinstance(event, protocol.Snapshot):
                 del self._replaying[out.table]
             else:
                 self._replaying[out.table] = left - 1
@@ -344,14 +344,14 @@ class Connection:
             if left is not None and out.table not in self._replaying:
                 self._maybe_resumed()
 
-    def _apply(self, model: TableModel, out: TableEvent, event: dict[str, Any] | None,
-               before: dict[str, Any] | None) -> None:
+    def _apply(self, model: TableModel, out: TableEvent, event: protocol.EventPayload | None,
+               before: protocol.TableInfo | None) -> None:
         if event is None:
             return
         try:
             model.apply(event)
         except Exception:
-            log.exception("could not apply %s to table %s", event.get("type"), out.table)
+            log.exception("could not apply %s to table %s", type(event).__name__, out.table)
             self._spawn(self.resync(out.table))
             return
         try:

@@ -23,10 +23,11 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol
-from server.bots.base import DEFAULT_THINK_S
+from protocol.limits import BOT_THINK_S
 
 from .app import App
 from .commands import LEVELS
+from .launcher import LaunchFailed, local_server
 from .netbot import NetBot
 from .sessions import SessionFile
 
@@ -95,10 +96,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         "temporary directory)")
     parser.add_argument("--seed", type=int, default=None, help="with --bot: RNG seed")
     parser.add_argument("--quiet", action="store_true", help="with --bot: print less")
-    parser.add_argument("--think-ms", type=float, default=DEFAULT_THINK_S * 1000.0,
+    parser.add_argument("--think-ms", type=float, default=BOT_THINK_S * 1000.0,
                         help="with --bot: a search bot thinks at most this long over a move, "
                         "then plays the best card found so far (0: no cap; default "
-                        f"{DEFAULT_THINK_S * 1000.0:g})")
+                        f"{BOT_THINK_S * 1000.0:g})")
     parser.add_argument("--new-session", action="store_true",
                         help="do not take back the session remembered for this server and "
                              "name (it is kept in $XDG_STATE_HOME/aluette)")
@@ -111,35 +112,34 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 async def play_local(args: argparse.Namespace, console: Console) -> int:
-    """An in-process server with the embedded store, a table, three bots, and you."""
-    from server.app import running
-    from server.config import Settings
-
-    with contextlib.ExitStack() as stack:
-        data_dir = args.data_dir or Path(stack.enter_context(
-            tempfile.TemporaryDirectory(prefix="aluette-play-")))
+    """A private local server (the ``aluette-server`` program, :mod:`.launcher`) with the
+    embedded store, a table, three bots, and you."""
+    async with contextlib.AsyncExitStack() as stack:
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aluette-play-")))
+        data_dir = args.data_dir or scratch / "data"
         console.print(f"Starting a local server (data in {data_dir})…")
-        settings = Settings(host="127.0.0.1", port=0, data_dir=data_dir,
-                            key_prefix="aluette-play")
-        async with running(settings) as srv:
-            url = f"ws://127.0.0.1:{srv.port}"
-            create = f"create deals={args.deals} delay={args.delay} level={args.level}"
-            if args.chanter:
-                create += " chanter=on"
-            app = App(url, args.name, console,
-                      initial=[create, f"bots {args.level}", "start"], local=True,
-                      name_note=getattr(args, "name_note", None))
-            # A closed terminal (SIGHUP) or a kill (SIGTERM) unwinds the server and stops
-            # its embedded store, rather than leaving it running behind us.
-            loop = asyncio.get_running_loop()
-            task = asyncio.current_task()
-            for sig in (signal.SIGHUP, signal.SIGTERM):
-                loop.add_signal_handler(sig, task.cancel if task else (lambda: None))
-            try:
-                return await app.run()
-            except asyncio.CancelledError:
-                return 0
-    return 1
+        try:
+            url = await stack.enter_async_context(
+                local_server(data_dir, log=scratch / "server.log"))
+        except LaunchFailed as exc:
+            console.print(Text(f"Could not start the local server: {exc}", style="bold red"))
+            return 1
+        create = f"create deals={args.deals} delay={args.delay} level={args.level}"
+        if args.chanter:
+            create += " chanter=on"
+        app = App(url, args.name, console,
+                  initial=[create, f"bots {args.level}", "start"], local=True,
+                  name_note=getattr(args, "name_note", None))
+        # A closed terminal (SIGHUP) or a kill (SIGTERM) unwinds the server and stops
+        # its embedded store, rather than leaving it running behind us.
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel if task else (lambda: None))
+        try:
+            return await app.run()
+        except asyncio.CancelledError:
+            return 0
 
 
 def bot_table_options(args: argparse.Namespace) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """``aluette --bot LEVEL``: a bot that plays over the network like any other client.
 
-It keeps the table model (the engine-shaped view of its own seat, built from the events it
+It keeps the table model (the engine's typed view of its own seat, built from the events it
 receives, so it only ever knows what its seat may know) and asks ``server.bots`` for a move
 whenever the view says it is to act. A refused move (the model was stale) triggers a fresh
 snapshot and a new decision.
@@ -21,8 +21,9 @@ from rich.console import Console
 from rich.text import Text
 
 import protocol
+from protocol import EventPayload, TableInfo, TableView
+from protocol.limits import BOT_THINK_S
 from server.bots import DEFAULT_BUDGET, choose_action, choose_signals
-from server.bots.base import DEFAULT_THINK_S, View
 from server.game import Action, ChanterVote, Discard, Play
 
 from . import render
@@ -34,7 +35,7 @@ class NetBot:
     def __init__(self, url: str, level: str, name: str, console: Console, *,
                  table: str | None = None, options: dict[str, Any] | None = None,
                  seed: int | None = None, quiet: bool = False,
-                 think_s: float | None = DEFAULT_THINK_S) -> None:
+                 think_s: float | None = BOT_THINK_S) -> None:
         self.level = level
         # The same cap on a search's thinking time as a server's bots (--think-ms; None or
         # 0: none), so a slow machine's network bot keeps its table's pace too.
@@ -53,9 +54,9 @@ class NetBot:
         if not self.quiet:
             self.console.print(item)
 
-    def _on_event(self, model: TableModel, seq: int, event: dict[str, Any] | None,
-                  before: dict[str, Any] | None) -> None:
-        if event is not None and model.table == self.table:
+    def _on_event(self, model: TableModel, seq: int, event: EventPayload,
+                  before: TableInfo | None) -> None:
+        if model.table == self.table:
             for line in render.event_lines(model, event, before):
                 self._say(line)
         self.changed.set()
@@ -97,9 +98,9 @@ class NetBot:
         next match (``join`` again, as the protocol allows), remembered with the commitment
         seen so the model checks the match's start against both. A table that started as
         this bot sat down (the last seat of an auto-start table) takes none."""
-        info = model.info or {}
-        if model.seat is None or not info.get("next_commitment") \
-                or info.get("status") != "waiting":
+        info = model.info
+        if model.seat is None or info is None or not info.next_commitment \
+                or info.status != "waiting":
             return
         contribution = new_contribution()
         model.contributing(contribution)
@@ -115,7 +116,7 @@ class NetBot:
             if self.conn.dead:
                 return 1
             view = model.view
-            if view is not None and view.get("phase") == "match_over":
+            if view is not None and view.phase == "match_over":
                 return 0
             if view is not None:
                 await self._signals(model)
@@ -125,9 +126,10 @@ class NetBot:
                 await self.changed.wait()
 
     def _key(self, model: TableModel) -> tuple[Any, ...]:
-        v = model.view or {}
-        return (model.seq, v.get("deal_number"), v.get("phase"), len(v.get("tricks", [])),
-                len(v.get("trick", [])), v.get("to_act"))
+        v = model.view
+        if v is None:
+            return (model.seq,)
+        return (model.seq, v.deal_number, v.phase, len(v.tricks), len(v.trick), v.to_act)
 
     async def _act(self, model: TableModel) -> None:
         key = self._key(model)
@@ -144,20 +146,22 @@ class NetBot:
             self._acted = None
             return
         try:
-            if isinstance(action, Play):
-                await self.conn.call(protocol.Play, table=model.table, card=action.card)
-            elif isinstance(action, ChanterVote):
-                await self.conn.call(protocol.ChanterVote, table=model.table, vote=action.vote)
-            elif isinstance(action, Discard):
-                model.pending_discard = list(action.cards)
-                await self.conn.call(protocol.Discard, table=model.table,
-                                     cards=list(action.cards))
+            match action:
+                case Play(card=card):
+                    await self.conn.call(protocol.Play, table=model.table, card=card)
+                case ChanterVote(vote=vote):
+                    await self.conn.call(protocol.ChanterVote, table=model.table, vote=vote)
+                case Discard(cards=cards):
+                    model.pending_discard = list(cards)
+                    await self.conn.call(protocol.Discard, table=model.table, cards=list(cards))
+                case _:
+                    pass   # a signal is never a turn action
         except ServerError as exc:
             self._say(render.error_text(exc.code, exc.message))
             self._acted = None
             await self.conn.resync(model.table)
 
-    def choose(self, view: View) -> Action:
+    def choose(self, view: TableView) -> Action:
         """The move for the seat whose view this is (ValueError: it is not to act)."""
         return choose_action(self.level, view, self.rng, self.budget)
 

@@ -9,14 +9,41 @@ ever passes server text to ``console.print`` as a markup string.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 import protocol
+from protocol import (
+    CardPlayed,
+    ChanterDiscarded,
+    ChanterResult,
+    ChanterVoted,
+    ChatHistory,
+    ChatMessage,
+    DealsCommitted,
+    DealScored,
+    DealStarted,
+    EventPayload,
+    HandDealt,
+    MatchOver,
+    PartnerDraw,
+    PlayerConnected,
+    PlayerDisconnected,
+    RematchAccepted,
+    SeatInfo,
+    SignalInfo,
+    SignalReceived,
+    TableChanged,
+    TableInfo,
+    TableOptions,
+    TableView,
+    TalonDealt,
+    TrickDone,
+)
+from protocol.results import SeatRef
+from protocol.vocab import SIGNAL_CARD, Phase
 from server.game.cards import MAJEURES, STRENGTH, card_name, sort_by_strength
 from server.game.seats import partner_of, team_of
 
@@ -32,14 +59,7 @@ SUIT_STYLE: dict[str, tuple[str, str]] = {
 
 #: R15: the signal vocabulary, with what each one says.
 SIGNAL_MEANINGS: dict[str, str] = {
-    "monsieur": "I hold Monsieur (3o)",
-    "madame": "I hold Madame (3c)",
-    "borgne": "I hold Le Borgne (2o)",
-    "vache": "I hold La Vache (2c)",
-    "grand_neuf": "I hold Grand-neuf (9c)",
-    "petit_neuf": "I hold Petit-neuf (9o)",
-    "deux_de_chene": "I hold Deux de chêne (2b)",
-    "deux_d_ecrit": "I hold Deux d'écrit (2e)",
+    **{signal: f"I hold {card_name(card)} ({card})" for signal, card in SIGNAL_CARD.items()},
     "aces": "I hold N aces (signal aces N, N = 1..4)",
     "useless_hand": "my hand is worthless",
     "going_mordienne": "I am going for mordienne",
@@ -233,8 +253,8 @@ def team_text(model: TableModel, team: int) -> Text:
 LIVE = ("waiting", "playing")
 
 
-def lobby_order(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
-                show_all: bool = False) -> tuple[list[dict[str, Any]], int]:
+def lobby_order(tables: list[TableInfo], seats: list[SeatRef],
+                show_all: bool = False) -> tuple[list[TableInfo], int]:
     """Which tables ``tables`` shows, in what order, and how many it hides.
 
     Yours first, then tables waiting for players, then matches being played; finished and
@@ -242,28 +262,28 @@ def lobby_order(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
     tables nobody sits at (left by `leave`: their creator is gone, so nobody can start
     them), are hidden unless ``show_all``.
     """
-    mine = {s.get("table") for s in seats}
+    mine = {s.table for s in seats}
 
-    def useful(info: dict[str, Any]) -> bool:
-        if info.get("status") not in LIVE:
+    def useful(info: TableInfo) -> bool:
+        if info.status not in LIVE:
             return False
-        if info.get("status") == "waiting" and info.get("table") not in mine:
-            return any((s or {}).get("kind") == "human" for s in info.get("seats") or [])
+        if info.status == "waiting" and info.table not in mine:
+            return any(s.kind == "human" for s in info.seats)
         return True
 
-    def rank(info: dict[str, Any]) -> int:
+    def rank(info: TableInfo) -> int:
         if not useful(info):
             return 3
-        if info.get("table") in mine:
+        if info.table in mine:
             return 0
-        return {"waiting": 1, "playing": 2}.get(str(info.get("status")), 3)
+        return {"waiting": 1, "playing": 2}.get(info.status, 3)
 
     shown = [t for t in tables if show_all or useful(t)]
     shown.sort(key=rank)                     # stable: the server's order within a rank
     return shown, len(tables) - len(shown)
 
 
-def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
+def tables_table(tables: list[TableInfo], seats: list[SeatRef],
                  show_all: bool = False) -> RenderableType:
     """The lobby, two short lines per table so it reads well in 80 columns."""
     shown, hidden = lobby_order(tables, seats, show_all)
@@ -273,47 +293,46 @@ def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
                           "(see `help create`)."))
     else:
         lines.append(Text("Tables:", style="bold"))
-    mine = {s.get("table"): s.get("seat") for s in seats}
+    mine = {s.table: s.seat for s in seats}
     for info in shown:
-        opts = info.get("options") or {}
+        opts = info.options
         head = Text("  ")
-        tid = safe(info.get("table", "?"), 64)
+        tid = safe(info.table, 64)
         tid.stylize("bold")
         head.append_text(tid)
-        head.append("  «").append_text(safe(info.get("name", ""), 32)).append("»  ")
-        head.append_text(safe(info.get("status", ""), 12))
-        target = opts.get("target_points")
-        deals = (f"to {plural(int(target), 'point')}" if target
-                 else plural(int(opts.get("deals", 5)), "deal"))
+        head.append("  «").append_text(safe(info.name, 32)).append("»  ")
+        head.append_text(safe(info.status, 12))
+        target = opts.target_points
+        deals = (f"to {plural(target, 'point')}" if target
+                 else plural(opts.deals, "deal"))
         flags = [deals]
-        if opts.get("chanter"):
+        if opts.chanter:
             flags.append("chanter")
-        if opts.get("partner_draw"):
+        if opts.partner_draw:
             flags.append("partner draw")
-        flags.append(f"signals {opts.get('signals', 'private')}")
-        if info.get("private"):
+        flags.append(f"signals {opts.signals}")
+        if info.private:
             flags.append("private")
-        if info.get("spectators"):
-            flags.append(f"{info['spectators']} watching")
+        if info.spectators:
+            flags.append(f"{info.spectators} watching")
         head.append("  · " + ", ".join(flags))
-        if info.get("table") in mine:
-            head.append(f"  (you: seat {mine[info.get('table')]})", style="green")
+        if info.table in mine:
+            head.append(f"  (you: seat {mine[info.table]})", style="green")
         lines.append(head)
         seat_line = Text("      seats: ")
-        for i, s in enumerate(info.get("seats") or []):
+        for i, s in enumerate(info.seats):
             if i:
                 seat_line.append(" · ")
             seat_line.append(f"{i} ")           # seat numbers: `join TABLE SEAT` needs them
-            kind = s.get("kind")
-            if kind == "empty":
+            if s.kind == "empty":
                 seat_line.append("empty", style="dim")
-            elif kind == "bot":
-                seat_line.append(f"bot {s.get('level') or ''}".strip(), style="magenta")
+            elif s.kind == "bot":
+                seat_line.append(f"bot {s.level or ''}".strip(), style="magenta")
             else:
-                seat_line.append_text(safe(s.get("name") or "?", 32))
+                seat_line.append_text(safe(s.name or "?", 32))
         lines.append(seat_line)
     if hidden:
-        finished = sum(1 for t in tables if t not in shown and t.get("status") not in LIVE)
+        finished = sum(1 for t in tables if t not in shown and t.status not in LIVE)
         parts = []
         if finished:
             parts.append(plural(finished, "finished table"))
@@ -331,23 +350,21 @@ def seats_lines(model: TableModel) -> Text:
     Seat numbers stay here: `bot SEAT`, `unbot SEAT` and `join TABLE SEAT` need them.
     """
     out = Text()
-    info = model.info or {}
-    for i, s in enumerate(info.get("seats") or []):
+    for i, s in enumerate(model.info.seats if model.info else []):
         if model.seat is not None:
             out.append(f"  seat {i} ({team_label(model, team_of(i))}): ")
         else:
             out.append(f"  seat {i} (partner of seat {partner_of(i)}): ")
-        kind = s.get("kind")
-        if kind == "empty":
+        if s.kind == "empty":
             out.append("empty", style="dim")
-        elif kind == "bot":
+        elif s.kind == "bot":
             out.append("bot, level ")
-            out.append_text(safe(s.get("level") or "?", 10))
+            out.append_text(safe(s.level or "?", 10))
         else:
-            out.append_text(safe(s.get("name") or "?", 32))
+            out.append_text(safe(s.name or "?", 32))
             if i == model.seat:
                 out.append(" (you)", style="bold")
-            if not s.get("connected"):
+            if not s.connected:
                 out.append(" (disconnected)", style="dim")
         out.append("\n")
     out.rstrip()
@@ -365,25 +382,27 @@ def wants_compact(width: int, height: int) -> bool:
     return height < COMPACT_ROWS or width < COMPACT_COLUMNS
 
 
-def _header(model: TableModel, v: dict[str, Any], compact: bool) -> Text:
-    opts = v.get("options") or {}
+def _header(model: TableModel, v: TableView, compact: bool) -> Text:
     head = Text("Table ", style="bold")
     head.append_text(safe(model.table, 64))
-    if not compact and model.info and model.info.get("name"):
-        head.append(" «").append_text(safe(model.info["name"], 32)).append("»")
-    target = opts.get("target_points")
-    total = (f"to {plural(int(target), 'point')}" if target
-             else f"of {opts.get('deals', 5)}")
-    head.append(f" · deal {v['deal_number']} {total} · dealer: ")
-    head.append_text(_short(model, v["dealer"]) if compact else who(model, v["dealer"]))
+    if not compact and model.info and model.info.name:
+        head.append(" «").append_text(safe(model.info.name, 32)).append("»")
+    head.append(f" · deal {v.deal_number} {_length(v.options, 'to', 'of')} · dealer: ")
+    head.append_text(_short(model, v.dealer) if compact else who(model, v.dealer))
     if model.spectator:
         head.append(" · watching" if compact else " · you are watching", style="dim")
     return head
 
 
-def _to_act_mark(v: dict[str, Any]) -> str:
+def _length(opts: TableOptions, to: str, of: str) -> str:
+    """How long the match is (R14, R14a): ``to 5 points`` or ``of 5``."""
+    target = opts.target_points
+    return f"{to} {plural(target, 'point')}" if target else f"{of} {opts.deals}"
+
+
+def _to_act_mark(v: TableView) -> str:
     return {"chanter_vote": "◀ to vote", "chanter_discard": "◀ to discard"}.get(
-        v["phase"], "◀ to play")
+        v.phase, "◀ to play")
 
 
 def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
@@ -399,75 +418,74 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
         head.append(" · waiting for the start\n")
         return Group(head, seats_lines(model))
     parts: list[RenderableType] = [_header(model, v, compact)]
-    seats_info = (model.info or {}).get("seats") or [{}] * 4
+    seats_info = model.info.seats if model.info else []
     if compact:
         tricks = Text("Tricks: ")
         for seat in range(4):
             if seat:
                 tricks.append(", ")
-            tricks.append_text(_short(model, seat)).append(f" {v['trick_counts'][seat]}")
-            if seat == v.get("to_act"):
+            tricks.append_text(_short(model, seat)).append(f" {v.trick_counts[seat]}")
+            if seat == v.to_act:
                 tricks.append(" " + _to_act_mark(v), style="bold yellow")
         parts.append(tricks)
-        parts.append(Text(f"Points: {team_label(model, 0)} {v['points'][0]} · "
-                          f"{team_label(model, 1)} {v['points'][1]}"))
+        parts.append(Text(f"Points: {team_label(model, 0)} {v.points[0]} · "
+                          f"{team_label(model, 1)} {v.points[1]}"))
     else:
         grid = Table(box=None, header_style="bold", pad_edge=False)
         for col in ("player", "team", "tricks", "cards"):
             grid.add_column(col, justify="left" if col in ("player", "team") else "right")
         for seat in range(4):
             name = who(model, seat)
-            if seat == v.get("to_act"):
+            if seat == v.to_act:
                 name.append("  " + _to_act_mark(v), style="bold yellow")
-            info_seat = seats_info[seat] if seat < len(seats_info) else {}
-            if info_seat.get("kind") == "bot":
+            info_seat = seats_info[seat] if seat < len(seats_info) else SeatInfo()
+            if info_seat.kind == "bot":
                 name.append(" [bot]", style="magenta")
-            elif info_seat.get("kind") == "human" and not info_seat.get("connected"):
-                name.append(" (a bot plays for them)" if info_seat.get("level")
+            elif info_seat.kind == "human" and not info_seat.connected:
+                name.append(" (a bot plays for them)" if info_seat.level
                             else " (disconnected)", style="dim")
             team = (("yours" if team_of(seat) == team_of(model.seat) else "theirs")
                     if model.seat is not None
                     else "with " + _short(model, partner_of(seat)).plain)
-            grid.add_row(name, team, str(v["trick_counts"][seat]), str(v["hand_sizes"][seat]))
+            grid.add_row(name, team, str(v.trick_counts[seat]), str(v.hand_sizes[seat]))
         parts.append(grid)
         points = Text("Points: ")
-        points.append_text(team_text(model, 0)).append(f" {v['points'][0]}  ·  ")
-        points.append_text(team_text(model, 1)).append(f" {v['points'][1]}")
+        points.append_text(team_text(model, 0)).append(f" {v.points[0]}  ·  ")
+        points.append_text(team_text(model, 1)).append(f" {v.points[1]}")
         parts.append(points)
 
-    if v["phase"] in ("chanter_vote", "chanter_discard"):
+    if v.phase in (Phase.CHANTER_VOTE, Phase.CHANTER_DISCARD):
         votes = Text("Chanter (R9) votes: ")
         votes.append_text(Text(", ").join(
             _short(model, s).append(" yes" if vote else " no")
-            for s, vote in enumerate(v["chanter_votes"]) if vote is not None) or Text("none yet"))
+            for s, vote in enumerate(v.chanter_votes) if vote is not None) or Text("none yet"))
         parts.append(votes)
-    if v.get("signals"):
+    if v.signals:
         sig = Text("Signals received this deal: ")
-        sig.append_text(Text("; ").join(signal_text(model, s) for s in v["signals"]))
+        sig.append_text(Text("; ").join(signal_text(model, s) for s in v.signals))
         parts.append(sig)
-    if v["phase"] == "play":
-        if v["tricks"]:
-            last = v["tricks"][-1]
-            prev = Text(f"Last trick ({len(v['tricks'])}): ", style="dim")
-            prev.append_text(trick_cards(model, last["leader"], last["cards"],
-                                         with_name=not compact))
+    if v.phase == Phase.PLAY:
+        if v.tricks:
+            last = v.tricks[-1]
+            prev = Text(f"Last trick ({len(v.tricks)}): ", style="dim")
+            prev.append_text(trick_cards(model, last.leader, last.cards, with_name=not compact))
             prev.append(" → ")
-            prev.append_text(_short(model, last["winner"]) if last["winner"] is not None
+            prev.append_text(_short(model, last.winner) if last.winner is not None
                              else Text("spoiled"))
             parts.append(prev)
-        trick = Text(f"Trick {len(v['tricks']) + 1} of 9, led by ")
-        trick.append_text(_short(model, v["leader"]))
+        trick = Text(f"Trick {len(v.tricks) + 1} of 9, led by ")
+        trick.append_text(_short(model, v.leader))
         trick.append(": ")
-        if not v["trick"]:
+        if not v.trick:
             trick.append("no card yet", style="dim")
-        for i, (seat, card) in enumerate(v["trick"]):
+        for i, (seat, card) in enumerate(v.trick):
             if i:
                 trick.append(", ")
             trick.append_text(_short(model, seat)).append(" ").append_text(
                 card_text(card, with_name=not compact))
         parts.append(trick)
     if not model.spectator:
-        parts.append(hand_line(v["hand"]) if compact else hand_table(v["hand"]))
+        parts.append(hand_line(v.hand) if compact else hand_table(v.hand))
     parts.append(turn_hint(model, compact))
     return Group(*parts)
 
@@ -516,7 +534,7 @@ def turn_hint(model: TableModel, compact: bool = False) -> Text:
     v = model.view
     if v is None:
         return Text()
-    phase = v["phase"]
+    phase = v.phase
     if phase == "match_over":
         return Text("The match is over.", style="bold")
     if model.my_turn:
@@ -530,20 +548,20 @@ def turn_hint(model: TableModel, compact: bool = False) -> Text:
             return Text("▶ Your turn: a card code (3o) or its number.", style="bold yellow")
         return Text("▶ Your turn: type a card code (e.g. 3o) or its number in your hand.",
                     style="bold yellow")
-    if v.get("to_act") is None:
+    if v.to_act is None:
         return Text()
     out = Text("Waiting for ")
-    out.append_text(who(model, v["to_act"]))
+    out.append_text(who(model, v.to_act))
     out.append({"chanter_vote": " to vote on chanter.",
                 "chanter_discard": " to discard."}.get(phase, " to play."))
     return out
 
 
-def signal_text(model: TableModel, sig: dict[str, Any]) -> Text:
-    meaning = SIGNAL_MEANINGS.get(str(sig.get("signal")), "?")
-    if sig.get("signal") == "aces":
-        meaning = f"I hold {plural(int(sig.get('n') or 0), 'ace')}"
-    out = who(model, sig.get("from_seat"))
+def signal_text(model: TableModel, sig: SignalInfo | SignalReceived) -> Text:
+    meaning = SIGNAL_MEANINGS.get(sig.signal, "?")
+    if sig.signal == "aces":
+        meaning = f"I hold {plural(sig.n or 0, 'ace')}"
+    out = who(model, sig.from_seat)
     out.append(": “").append(meaning).append("”")
     return out
 
@@ -553,124 +571,120 @@ def signal_text(model: TableModel, sig: dict[str, Any]) -> Text:
 
 def grace_of(model: TableModel) -> int:
     """The table's grace period (option grace_s): how long a dropped seat is kept."""
-    for opts in ((model.info or {}).get("options"), (model.view or {}).get("options")):
-        if isinstance(opts, dict) and isinstance(opts.get("grace_s"), int):
-            return int(opts["grace_s"])
-    return 120
+    opts = model.info.options if model.info else model.view.options if model.view else None
+    return opts.grace_s if opts is not None else TableOptions().grace_s
 
 
-def _seat_info(info: dict[str, Any] | None, seat: int) -> dict[str, Any]:
-    seats = (info or {}).get("seats") or []
-    s = seats[seat] if 0 <= seat < len(seats) else None
-    return s if isinstance(s, dict) else {}
+def _seat_info(info: TableInfo | None, seat: int) -> SeatInfo:
+    seats = info.seats if info else []
+    return seats[seat] if 0 <= seat < len(seats) else SeatInfo()
 
 
-def _taken_over(s: dict[str, Any]) -> bool:
+def _taken_over(s: SeatInfo) -> bool:
     """A human's seat played by a bot after the grace period: the server's SeatInfo says
     ``kind: human``, ``connected: false`` and a bot ``level`` (docs/PROTOCOL.md)."""
-    return s.get("kind") == "human" and not s.get("connected") and bool(s.get("level"))
+    return s.kind == "human" and not s.connected and bool(s.level)
 
 
-def event_lines(model: TableModel, event: dict[str, Any],
-                before: dict[str, Any] | None = None) -> list[RenderableType]:
+def event_lines(model: TableModel, event: EventPayload,
+                before: TableInfo | None = None) -> list[RenderableType]:
     """What to print for one event (applied already; ``before`` is the lobby info before it)."""
-    kind = event.get("type")
     v = model.view
     out: list[RenderableType] = []
-    if kind == "table_changed":
-        out += _seat_changes(model, before, event["table"])
-    elif kind == "player_disconnected":
-        seat = event["seat"]
-        t = who(model, seat).append(" lost the connection")
-        if model.status == "playing":
-            t.append(f": if they are not back within {duration(grace_of(model))}, a bot "
-                     "plays for them until they return.")
-        else:
-            t.append(".")
-        t.stylize("dim")
-        out.append(t)
-    elif kind == "player_connected":
-        # The event comes before the table_changed that marks the seat connected, so the
-        # lobby info still says how the seat was: only a real return is news.
-        seat = event["seat"]
-        was = _seat_info(model.info, seat)
-        if was.get("kind") == "human" and not was.get("connected"):
-            if seat == model.seat:
-                if _taken_over(was):
-                    out.append(Text("You are back: the bot gives your seat back.",
-                                    style="green"))
+    match event:
+        case TableChanged(table=info):
+            out += _seat_changes(model, before, info)
+        case PlayerDisconnected(seat=seat):
+            t = who(model, seat).append(" lost the connection")
+            if model.status == "playing":
+                t.append(f": if they are not back within {duration(grace_of(model))}, a bot "
+                         "plays for them until they return.")
             else:
-                t = who(model, seat).append(" is back")
-                t.append(": the bot gives the seat back." if _taken_over(was) else ".")
-                t.stylize("green")
-                out.append(t)
-    elif kind == "partner_draw":
-        out.append(_partner_draw(model, event))
-    elif kind == "deal_started" and v is not None:
-        if event["deal_number"] == 1:
-            out.append(Text("The match starts!", style="bold green"))
-        opts = v.get("options") or {}
-        target = opts.get("target_points")
-        total = (f"(play to {plural(int(target), 'point')})" if target
-                 else f"of {opts.get('deals', 5)}")
-        t = Text(f"── Deal {event['deal_number']} {total} · dealer: ", style="bold")
-        t.append_text(who(model, event["dealer"]))
-        t.append(" · first lead: ").append_text(who(model, (event["dealer"] + 1) % 4))
-        t.append(" ──", style="bold")
-        out.append(t)
-    elif kind == "hand_dealt" and v is not None and event["seat"] == model.seat:
-        t = Text("You are dealt: ")
-        t.append_text(Text(", ").join(card_text(c) for c in sort_by_strength(event["cards"])))
-        out.append(t)
-    elif kind == "chanter_vote":
-        out.append(does(model, event["seat"], "want to chanter." if event["vote"]
-                        else "do not want to chanter.",
-                        "wants to chanter." if event["vote"] else "does not want to chanter."))
-    elif kind == "chanter_result":
-        out.append(Text("Everyone agreed to chanter: the talon goes to the dealer's left and "
-                        "the dealer, who each discard six (R9)." if event["accepted"]
-                        else "No chanter this deal: play starts with the hands as dealt (R9).",
-                        style="cyan"))
-    elif kind == "talon_dealt" and event["seat"] == model.seat:
-        t = Text("You take from the talon: ")
-        t.append_text(Text(", ").join(card_text(c) for c in event["cards"]))
-        out.append(t)
-    elif kind == "chanter_discarded":
-        out.append(who(model, event["seat"]).append(" discarded six cards face down."))
-    elif kind == "card_played":
-        t = does(model, event["seat"], "play", "plays")
-        t.append(" ").append_text(card_text(event["card"]))
-        out.append(t)
-    elif kind == "trick_done":
-        out.append(trick_result(model, event))
-    elif kind == "deal_scored":
-        out.append(deal_result(model, event))
-    elif kind == "match_over":
-        out.append(match_result(model, event))
-        if model.fair_note is not None and model.fair_note_of == "match_over":
-            out.append(fair_text(model.fair_note))
-    elif kind == "deals_committed":
-        if model.fair_note is not None and model.fair_note_of == "deals_committed":
-            out.append(fair_text(model.fair_note))
-    elif kind == "rematch_accepted":
-        out.append(rematch_text(model, event["seat"]))
-    elif kind == "chat":
-        out.append(chat_line(model, event))
-    elif kind == "chat_history":
-        n = len(model.chat)
-        if n:
-            out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
-                            "`chat` shows them."))
-        if model.muted:
-            muting = "1 person" if len(model.muted) == 1 else f"{len(model.muted)} people"
-            out.append(note(f"You mute {muting} at this table (`unmute all` to see their chat "
-                            "again)."))
-    elif kind == "signal":
-        t = Text("Signal (R15) from ", style="magenta")
-        t.append_text(signal_text(model, event))
-        if model.seat is not None and event["from_seat"] != partner_of(model.seat):
-            t.append(" (you noticed a signal meant for their partner, R16)", style="dim")
-        out.append(t)
+                t.append(".")
+            t.stylize("dim")
+            out.append(t)
+        case PlayerConnected(seat=seat):
+            # The event comes before the table_changed that marks the seat connected, so the
+            # lobby info still says how the seat was: only a real return is news.
+            was = _seat_info(model.info, seat)
+            if was.kind == "human" and not was.connected:
+                if seat == model.seat:
+                    if _taken_over(was):
+                        out.append(Text("You are back: the bot gives your seat back.",
+                                        style="green"))
+                else:
+                    t = who(model, seat).append(" is back")
+                    t.append(": the bot gives the seat back." if _taken_over(was) else ".")
+                    t.stylize("green")
+                    out.append(t)
+        case PartnerDraw():
+            out.append(_partner_draw(model, event))
+        case DealStarted(deal_number=number, dealer=dealer) if v is not None:
+            if number == 1:
+                out.append(Text("The match starts!", style="bold green"))
+            target = v.options.target_points
+            total = (f"(play to {plural(target, 'point')})" if target
+                     else f"of {v.options.deals}")
+            t = Text(f"── Deal {number} {total} · dealer: ", style="bold")
+            t.append_text(who(model, dealer))
+            t.append(" · first lead: ").append_text(who(model, (dealer + 1) % 4))
+            t.append(" ──", style="bold")
+            out.append(t)
+        case HandDealt(seat=seat, cards=cards) if v is not None and seat == model.seat:
+            t = Text("You are dealt: ")
+            t.append_text(Text(", ").join(card_text(c) for c in sort_by_strength(cards)))
+            out.append(t)
+        case ChanterVoted(seat=seat, vote=vote):
+            out.append(does(model, seat, "want to chanter." if vote
+                            else "do not want to chanter.",
+                            "wants to chanter." if vote else "does not want to chanter."))
+        case ChanterResult(accepted=accepted):
+            out.append(Text("Everyone agreed to chanter: the talon goes to the dealer's left "
+                            "and the dealer, who each discard six (R9)." if accepted
+                            else "No chanter this deal: play starts with the hands as dealt "
+                            "(R9).", style="cyan"))
+        case TalonDealt(seat=seat, cards=cards) if seat == model.seat:
+            t = Text("You take from the talon: ")
+            t.append_text(Text(", ").join(card_text(c) for c in cards))
+            out.append(t)
+        case ChanterDiscarded(seat=seat):
+            out.append(who(model, seat).append(" discarded six cards face down."))
+        case CardPlayed(seat=seat, card=card):
+            t = does(model, seat, "play", "plays")
+            t.append(" ").append_text(card_text(card))
+            out.append(t)
+        case TrickDone():
+            out.append(trick_result(model, event))
+        case DealScored():
+            out.append(deal_result(model, event))
+        case MatchOver():
+            out.append(match_result(model, event))
+            if model.fair_note is not None and model.fair_note_of == "match_over":
+                out.append(fair_text(model.fair_note))
+        case DealsCommitted():
+            if model.fair_note is not None and model.fair_note_of == "deals_committed":
+                out.append(fair_text(model.fair_note))
+        case RematchAccepted(seat=seat):
+            out.append(rematch_text(model, seat))
+        case ChatMessage():
+            out.append(chat_line(model, event))
+        case ChatHistory():
+            n = len(model.chat)
+            if n:
+                out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
+                                "`chat` shows them."))
+            if model.muted:
+                muting = "1 person" if len(model.muted) == 1 else f"{len(model.muted)} people"
+                out.append(note(f"You mute {muting} at this table (`unmute all` to see their "
+                                "chat again)."))
+        case SignalReceived(from_seat=sender):
+            t = Text("Signal (R15) from ", style="magenta")
+            t.append_text(signal_text(model, event))
+            if model.seat is not None and sender != partner_of(model.seat):
+                t.append(" (you noticed a signal meant for their partner, R16)", style="dim")
+            out.append(t)
+        case _:
+            pass
     return out
 
 
@@ -684,11 +698,9 @@ def fair_text(note: tuple[bool, str]) -> Text:
 
 def rematch_text(model: TableModel, seat: int) -> Text:
     """Who asked for a rematch, and whom it waits for (bots always agree)."""
-    info = model.info or {}
-    agreed = {s for s in info.get("rematch") or [] if isinstance(s, int)} | {seat}
-    seats = info.get("seats") or []
-    waiting = [s for s, si in enumerate(seats) if isinstance(si, dict)
-               and si.get("kind") == "human" and s not in agreed]
+    agreed = set(model.info.rematch if model.info else []) | {seat}
+    seats = model.info.seats if model.info else []
+    waiting = [s for s, si in enumerate(seats) if si.kind == "human" and s not in agreed]
     names = [_short(model, s) for s in waiting if s != model.seat]
     if seat == model.seat:
         t = Text("You asked for a rematch")
@@ -707,25 +719,25 @@ def rematch_text(model: TableModel, seat: int) -> Text:
     return t
 
 
-def chat_line(model: TableModel, event: dict[str, Any]) -> Text:
+def chat_line(model: TableModel, event: ChatMessage) -> Text:
     """A chat message, set apart from the game's lines by its mark and colour; its text
     and name are network text, cleaned (``safe``)."""
     t = Text("[chat] ", style="bold magenta")
-    seat = event.get("from_seat")
+    seat = event.from_seat
     # Our own sender id (from a chat_history) says it best: a seat's earlier line may be
     # someone else's; without it, our seat's lines are ours.
     if model.my_sender:
-        mine = event.get("sender") == model.my_sender
+        mine = event.sender == model.my_sender
     else:
-        mine = isinstance(seat, int) and seat == model.seat
+        mine = seat is not None and seat == model.seat
     if mine:
         t.append("you", style="bold")
     else:
-        t.append_text(safe(event.get("name") or "?", 32))
+        t.append_text(safe(event.name or "?", 32))
         if seat is None:
             t.append(" (watching)", style="dim")
     t.append(": ")
-    t.append_text(safe(event.get("text") or "", protocol.MAX_CHAT_LEN))
+    t.append_text(safe(event.text or "", protocol.MAX_CHAT_LEN))
     t.stylize("magenta", 7)
     return t
 
@@ -741,9 +753,9 @@ def chat_history(model: TableModel, last: int = 20) -> RenderableType:
                  *(chat_line(model, e) for e in model.chat[-last:]))
 
 
-def _partner_draw(model: TableModel, event: dict[str, Any]) -> Text:
+def _partner_draw(model: TableModel, event: PartnerDraw) -> Text:
     """R7: who drew which card, then who partners whom (by name: the seats just moved)."""
-    seating = event.get("seating") or [0, 1, 2, 3]
+    seating = event.seating
 
     def drawer(old: int) -> Text:
         if model.seat is not None and 0 <= old < len(seating) and seating[old] == model.seat:
@@ -753,7 +765,7 @@ def _partner_draw(model: TableModel, event: dict[str, Any]) -> Text:
 
     t = Text("Partner draw (R7): ")
     t.append_text(Text(", ").join(
-        drawer(s).append(" ").append_text(card_text(c)) for s, c in event["cards"]))
+        drawer(s).append(" ").append_text(card_text(c)) for s, c in event.cards))
     if model.seat is not None:
         partner_old = next((s for s in range(4) if s < len(seating)
                             and seating[s] == partner_of(model.seat)), None)
@@ -763,16 +775,15 @@ def _partner_draw(model: TableModel, event: dict[str, Any]) -> Text:
     return t
 
 
-def _seat_changes(model: TableModel, before: dict[str, Any] | None,
-                  after: dict[str, Any]) -> list[RenderableType]:
+def _seat_changes(model: TableModel, before: TableInfo | None,
+                  after: TableInfo) -> list[RenderableType]:
     out: list[RenderableType] = []
     if before is None:
         return out
-    old, new = before.get("seats") or [], after.get("seats") or []
-    for i, (a, b) in enumerate(zip(old, new, strict=False)):
+    for i, (a, b) in enumerate(zip(before.seats, after.seats, strict=False)):
         if not _taken_over(a) and _taken_over(b):
             # Issue 14, item 8: the grace period ran out.
-            name = safe(b.get("name") or f"seat {i}", 32)
+            name = safe(b.name or f"seat {i}", 32)
             t = Text("A bot now plays for ", style="yellow")
             if i == model.seat:
                 t = Text("A bot now plays for you until you come back.", style="yellow")
@@ -780,25 +791,24 @@ def _seat_changes(model: TableModel, before: dict[str, Any] | None,
                 t.append_text(name).append(" until they come back.")
             out.append(t)
             continue
-        if (a.get("kind"), a.get("name")) == (b.get("kind"), b.get("name")):
+        if (a.kind, a.name) == (b.kind, b.name):
             continue
-        if a.get("kind") == "human" and b.get("kind") == "bot" and before.get("status") == \
-                "playing":
-            t = safe(a.get("name") or f"seat {i}", 32)
-            t.append(" left the table; a ").append_text(safe(b.get("level") or "", 10))
+        if a.kind == "human" and b.kind == "bot" and before.status == "playing":
+            t = safe(a.name or f"seat {i}", 32)
+            t.append(" left the table; a ").append_text(safe(b.level or "", 10))
             t.append(" bot plays for them.")
             out.append(t)
             continue
         t = Text(f"Seat {i}: ")
-        if b.get("kind") == "empty":
+        if b.kind == "empty":
             t.append("now empty")
-        elif b.get("kind") == "bot":
-            t.append("a ").append_text(safe(b.get("level") or "", 10)).append(" bot sits down")
+        elif b.kind == "bot":
+            t.append("a ").append_text(safe(b.level or "", 10)).append(" bot sits down")
         else:
-            t.append_text(safe(b.get("name") or "?", 32)).append(" sits down")
+            t.append_text(safe(b.name or "?", 32)).append(" sits down")
         out.append(t)
-    if before.get("status") != after.get("status"):
-        status = after.get("status")
+    if before.status != after.status:
+        status = after.status
         if status == "finished":
             out.append(Text("The table is finished.", style="dim"))
         elif status == "abandoned":
@@ -806,19 +816,19 @@ def _seat_changes(model: TableModel, before: dict[str, Any] | None,
     return out
 
 
-def trick_result(model: TableModel, event: dict[str, Any]) -> Text:
+def trick_result(model: TableModel, event: TrickDone) -> Text:
     """R11: a unique strongest card wins; a tie for the top spoils the trick."""
-    t = Text(f"Trick {event['number']}: ", style="bold")
-    t.append_text(trick_cards(model, event["leader"], event["cards"]))
-    winner = event["winner"]
+    t = Text(f"Trick {event.number}: ", style="bold")
+    t.append_text(trick_cards(model, event.leader, event.cards))
+    winner = event.winner
     if winner is None:
-        top = max(STRENGTH[c] for c in event["cards"])
-        tied = [c for c in event["cards"] if STRENGTH[c] == top]
+        top = max(STRENGTH[c] for c in event.cards)
+        tied = [c for c in event.cards if STRENGTH[c] == top]
         t.append(" — SPOILED (R11): ", style="bold red")
         t.append(" and ".join(tied) + " tie for the top, so nobody wins it; ")
-        t.append_text(does(model, event["leader"], "lead again.", "leads again."))
+        t.append_text(does(model, event.leader, "lead again.", "leads again."))
     else:
-        best = event["cards"][(winner - event["leader"]) % 4]
+        best = event.cards[(winner - event.leader) % 4]
         t.append(" — won by ", style="bold green").append_text(who(model, winner))
         t.append(" with ").append_text(card_text(best))
     return t
@@ -827,20 +837,21 @@ def trick_result(model: TableModel, event: dict[str, Any]) -> Text:
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
-def deal_reason(model: TableModel, event: dict[str, Any]) -> str:
+def deal_reason(model: TableModel, event: DealScored) -> str:
     """Why the deal went where it did, in words (R12, R13, R13a).
 
     Uses the deal's nine tricks from the view when the client saw them (to say at which
     trick a tie was broken); without them it still says who reached the count first.
     """
-    counts: list[int] = list(event["trick_counts"])
-    winner: int = event["winner"]
+    counts = list(event.trick_counts)
+    winner = event.winner
+    assert winner is not None          # a deal nobody won has no reason to give
     top = counts[winner]
     subject = _short(model, winner).plain
-    tricks = (model.view or {}).get("tricks") or []
+    tricks = model.view.tricks if model.view else []
     if top == 9:
         why = "all nine tricks"
-        if event["mordienne"]:
+        if event.mordienne:
             why += ", a clean sweep: mordienne (R13a)"
         return why
     tied = [s for s in range(4) if s != winner and counts[s] == top]
@@ -850,7 +861,7 @@ def deal_reason(model: TableModel, event: dict[str, Any]) -> str:
         if len(tricks) == 9:
             won = 0
             for number, trick in enumerate(tricks, start=1):
-                if trick.get("winner") == winner:
+                if trick.winner == winner:
                     won += 1
                     if won == top:
                         reached = f" at trick {number}"
@@ -859,36 +870,36 @@ def deal_reason(model: TableModel, event: dict[str, Any]) -> str:
                f"{_NUMBERS[top] if top < 10 else top}{reached} first (R12)")
     else:
         why = f"the most tricks, {top} (R12)"
-    if event["mordienne"]:
+    if event.mordienne:
         why += f", and the last {top} in a row with none before: mordienne (R13)"
     return why
 
 
-def deal_result(model: TableModel, event: dict[str, Any]) -> RenderableType:
+def deal_result(model: TableModel, event: DealScored) -> RenderableType:
     """R12 (the deal winner), R13 (mordienne: the winner took exactly the last k ≥ 2 tricks),
     R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
     lines: list[RenderableType] = []
-    counts = Text(f"Deal {event['deal_number']} is over. Tricks won: ")
+    counts = Text(f"Deal {event.deal_number} is over. Tricks won: ")
     counts.append_text(Text(", ").join(
-        _short(model, s).append(f" {n}") for s, n in enumerate(event["trick_counts"])))
-    spoiled = 9 - sum(event["trick_counts"])
+        _short(model, s).append(f" {n}") for s, n in enumerate(event.trick_counts)))
+    spoiled = 9 - sum(event.trick_counts)
     if spoiled:
         counts.append(f"; {plural(spoiled, 'trick')} spoiled, counted for nobody (R11)")
     counts.append(".")
     lines.append(counts)
-    winner = event["winner"]
+    winner = event.winner
     if winner is None:
         lines.append(Text("All nine tricks were spoiled: nobody scores (R12).", style="bold"))
     else:
         team = team_of(winner)
-        pts = event["points"][team]
-        if event["mordienne"]:
+        pts = event.points[team]
+        if event.mordienne:
             m = Text("★ MORDIENNE! ", style="bold magenta")
-            if event["trick_counts"][winner] == 9:
+            if event.trick_counts[winner] == 9:
                 m.append_text(does(model, winner, "take", "takes")).append(
                     " all nine tricks (R13a)")
             else:
-                n = event["trick_counts"][winner]
+                n = event.trick_counts[winner]
                 m.append_text(does(model, winner, "win", "wins")).append(
                     f" the last {n} tricks in a row and none before (R13)")
             m.append(f": {plural(pts, 'point')} instead of 1.")
@@ -900,19 +911,19 @@ def deal_result(model: TableModel, event: dict[str, Any]) -> RenderableType:
         t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
         lines.append(t)
     totals = Text("Match score: ")
-    totals.append_text(team_text(model, 0)).append(f" {event['totals'][0]}  ·  ")
-    totals.append_text(team_text(model, 1)).append(f" {event['totals'][1]}")
+    totals.append_text(team_text(model, 0)).append(f" {event.totals[0]}  ·  ")
+    totals.append_text(team_text(model, 1)).append(f" {event.totals[1]}")
     lines.append(totals)
     return Group(*lines)
 
 
-def match_result(model: TableModel, event: dict[str, Any]) -> Text:
+def match_result(model: TableModel, event: MatchOver) -> Text:
     """R14: more points wins; equal totals are a draw."""
-    p = event["points"]
+    p = event.points
     t = Text("═══ Match over: ", style="bold")
     t.append_text(team_text(model, 0)).append(f" {p[0]}, ")
     t.append_text(team_text(model, 1)).append(f" {p[1]}. ")
-    result = event["result"]
+    result = event.result
     if result == "draw":
         t.append("It is a draw.", style="bold")
     else:

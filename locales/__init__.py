@@ -10,12 +10,22 @@ here. Adding a language is adding one file (README, "Languages").
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
 
+
+def _one_is_0_or_1(n: float) -> bool:
+    return n in (0, 1)
+
+
+def _one_is_1(n: float) -> bool:
+    return n == 1
+
+
 #: Plural rules of the languages whose "one" is not exactly n == 1 (CLDR).
-_ONE = {"fr": lambda n: n in (0, 1)}
+_ONE: dict[str, Callable[[float], bool]] = {"fr": _one_is_0_or_1}
 
 
 def languages() -> dict[str, str]:
@@ -45,7 +55,7 @@ def text(code: str, key: str, **params: Any) -> str:
     value = catalogue(code).get(key, catalogue("en").get(key, key))
     if isinstance(value, dict):
         n = params.get("n", 0)
-        one = _ONE.get(code, lambda x: x == 1)(n)
+        one = _ONE.get(code, _one_is_1)(n)
         value = value.get("one" if one else "other", value.get("other", ""))
     out = str(value)
     for name, v in params.items():

@@ -12,7 +12,7 @@ Typical server use::
     except protocol.ProtocolError as exc:
         await ws.send(protocol.encode(protocol.error_reply(exc)))
     ...
-    payload = protocol.event_from_dict(engine_event)
+    payload = protocol.CardPlayed(seat=1, card="3o")    # the engine emits these itself
     await ws.send(protocol.encode(protocol.Event(table=tid, seq=seq, event=payload)))
 """
 
@@ -28,13 +28,7 @@ from .codec import (
     placeholder,
     unsupported_version,
 )
-from .convert import (
-    event_from_dict,
-    options_from_dict,
-    table_info_from_dict,
-    to_dict,
-    view_from_dict,
-)
+from .convert import options_from_dict, to_dict
 from .errors import (
     AluetteError,
     CloseCode,
@@ -275,13 +269,10 @@ __all__ = [
     "encode",
     "error",
     "error_reply",
-    "event_from_dict",
     "is_card",
     "negotiate",
     "options_from_dict",
     "placeholder",
-    "table_info_from_dict",
     "to_dict",
     "unsupported_version",
-    "view_from_dict",
 ]

@@ -9,7 +9,7 @@ an int where a card belongs, is ``invalid_field``).
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, TypeGuard
 
 from msgspec import Meta
 
@@ -25,8 +25,9 @@ _CARD_RE = re.compile(CARD_PATTERN)
 Card = Annotated[str, Meta(pattern=CARD_PATTERN, description="R2 card code, e.g. 3o")]
 
 
-def is_card(code: object) -> bool:
-    """True when ``code`` is exactly one of the 48 R2 codes."""
+def is_card(code: object) -> TypeGuard[str]:
+    """True when ``code`` is exactly one of the 48 R2 codes (the one check, used by the
+    engine's ``parse_card`` and the clients alike)."""
     return isinstance(code, str) and code in _CARD_SET
 
 

@@ -1,52 +1,29 @@
-"""Plain dicts from the engine and lobby → typed protocol structs.
+"""Plain maps at the wire's edge → typed protocol structs, and back.
 
-The engine is pure and knows nothing of the protocol (docs/ARCHITECTURE.md: data flows one way), so
-it emits plain dicts; the server converts them here at the boundary. A mismatch is our
-bug, raised as :class:`EventError` so it is logged rather than sent to a client.
+The engine, the server and the clients all speak the typed structs themselves (events,
+views, table info), so nothing converts them on the way. What is left here are the edges
+where a plain map comes in: options a person typed or a script passed (the terminal client,
+the network bot), and the plain form of a struct for whatever persists, logs or compares
+what a third-party client would decode.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
 from .errors import EventError
-from .events import EventPayload
-from .views import TableInfo, TableOptions, TableView
-
-T = TypeVar("T")
-
-
-def _convert(d: Any, typ: Any, what: str) -> Any:
-    try:
-        return msgspec.convert(d, typ)
-    except msgspec.ValidationError as exc:
-        raise EventError(f"{what} does not match the protocol: {exc}") from exc
-
-
-def event_from_dict(d: dict[str, Any]) -> EventPayload:
-    """``{"type": "card_played", "seat": 1, "card": "3o"}`` → ``CardPlayed(seat=1, card="3o")``.
-
-    Unknown keys are ignored (the engine may keep bookkeeping in its dicts); an unknown
-    ``type`` or a bad field raises :class:`EventError`.
-    """
-    return _convert(d, EventPayload, "event")  # type: ignore[no-any-return]
-
-
-def view_from_dict(d: dict[str, Any]) -> TableView:
-    """The engine's per-viewer view dict → :class:`TableView`."""
-    return _convert(d, TableView, "view")  # type: ignore[no-any-return]
-
-
-def table_info_from_dict(d: dict[str, Any]) -> TableInfo:
-    """The lobby's table dict → :class:`TableInfo`."""
-    return _convert(d, TableInfo, "table info")  # type: ignore[no-any-return]
+from .views import TableOptions
 
 
 def options_from_dict(d: dict[str, Any]) -> TableOptions:
-    """A stored options dict → :class:`TableOptions` (missing keys take their defaults)."""
-    return _convert(d, TableOptions, "options")  # type: ignore[no-any-return]
+    """An options map (missing keys take their defaults) → :class:`TableOptions`; a value
+    that does not fit raises :class:`EventError`."""
+    try:
+        return msgspec.convert(d, TableOptions)
+    except msgspec.ValidationError as exc:
+        raise EventError(f"options do not match the protocol: {exc}") from exc
 
 
 def to_dict(msg: msgspec.Struct) -> Any:

@@ -156,8 +156,8 @@ class ServiceError(AluetteError):
 
 
 class EventError(ValueError):
-    """An engine event dict that does not match the protocol's event types.
+    """A plain map that does not fit the protocol struct it should become.
 
-    Raised by :func:`protocol.event_from_dict`. It is our bug, not the client's, so it is
-    deliberately not a :class:`ProtocolError`: the server logs it and must not echo it.
+    Raised by :func:`protocol.options_from_dict`. It is the caller's mistake, never a
+    client's frame, so it is deliberately not a :class:`ProtocolError`.
     """

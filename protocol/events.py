@@ -1,9 +1,10 @@
 """Table events: the payloads carried by ``event`` messages, as a tagged union on ``type``.
 
-The engine emits plain dicts (``{"type": "card_played", "seat": 1, "card": "3o"}``);
-:func:`protocol.event_from_dict` turns them into these structs. Which viewer receives which
-event (or only a placeholder) is decided by the engine and server, never here; the
-docstrings note the intended audience so a client writer knows what to expect.
+The engine emits these structs itself (``server.game.Match.apply``), the server sends them
+as they are and the clients apply them: one vocabulary from the rules to the screen. Which
+viewer receives which event (or only a placeholder) is decided by the engine and server,
+never here; the docstrings note the intended audience so a client writer knows what to
+expect.
 """
 
 from __future__ import annotations

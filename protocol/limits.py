@@ -68,6 +68,12 @@ MAX_BOT_DELAY_MS = 10_000
 MAX_TURN_TIMER_S = 3600
 MAX_GRACE_S = 3600
 
+#: The cap, in seconds, on a search bot's thinking over one move unless told otherwise: a
+#: server's bots (``aluette-server --bot-think``) and a network bot (``aluette --bot
+#: --think-ms``) both keep a table's pace with it, a decision never much over 100 ms on a
+#: slow machine (docs/BOTS.md). Here, at the bottom, because both sides use it.
+BOT_THINK_S = 0.08
+
 #: A connection that sends no ``hello`` within this many seconds is closed with 4004.
 HELLO_TIMEOUT_S = 10
 #: Clients send ``ping`` when idle this long, so proxies do not drop the connection.

@@ -1,8 +1,7 @@
-"""Typed mirrors of what the engine and the lobby build: options, table info, table view.
+"""What the engine and the lobby build, typed: options, table info, table view.
 
-The engine builds a per-viewer view (docs/ARCHITECTURE.md convention 4); these structs only
-give it a wire shape and validate it, they never filter. Field names match the engine's dicts so
-:func:`protocol.view_from_dict` is a plain ``msgspec.convert``.
+The engine builds each viewer's :class:`TableView` itself (docs/ARCHITECTURE.md convention 4);
+these structs give it a wire shape, and validate it on a client's decoder; they never filter.
 """
 
 from __future__ import annotations

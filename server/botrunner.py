@@ -28,8 +28,8 @@ import logging
 import multiprocessing
 import os
 import random
-from typing import Any
 
+from protocol import TableView
 from server import bots
 from server.game import Action, Signal
 
@@ -77,7 +77,7 @@ def _worker_start() -> None:
     import server.bots  # noqa: F401
 
 
-def _decide(level: str, view: dict[str, Any], seed: str, budget_factor: float,
+def _decide(level: str, view: TableView, seed: str, budget_factor: float,
             think_s: float | None) -> Action:
     return bots.choose_action(level, view, random.Random(seed),
                               bots.DEFAULT_BUDGET.scaled(budget_factor).capped(think_s))
@@ -88,15 +88,15 @@ def _decide(level: str, view: dict[str, Any], seed: str, budget_factor: float,
 FALLBACK_LEVEL = "greedy"
 
 
-def _fallback(view: dict[str, Any], seed: str) -> Action | None:
+def _fallback(view: TableView, seed: str) -> Action | None:
     try:
         return bots.choose_action(FALLBACK_LEVEL, view, random.Random(seed))
     except Exception:
-        log.exception("the fallback bot failed too for seat %s", view.get("viewer"))
+        log.exception("the fallback bot failed too for seat %s", view.viewer)
         return None
 
 
-def _signals(level: str, view: dict[str, Any], seed: str) -> list[Signal]:
+def _signals(level: str, view: TableView, seed: str) -> list[Signal]:
     return bots.choose_signals(level, view, random.Random(seed))
 
 
@@ -137,7 +137,7 @@ class BotRunner:
         return concurrent.futures.ProcessPoolExecutor(
             max_workers=self.workers, mp_context=context, initializer=_worker_start)
 
-    async def decide(self, level: str, view: dict[str, Any], seed: str,
+    async def decide(self, level: str, view: TableView, seed: str,
                      budget_factor: float) -> Action | None:
         """The bot's move; if it failed or ran out of time, :data:`FALLBACK_LEVEL`'s; None if
         that failed too (the caller plays a legal move instead)."""
@@ -157,7 +157,7 @@ class BotRunner:
         except TimeoutError:
             self.timeouts += 1
             log.error("bot %s took over %s s for seat %s; the %s move instead", level,
-                      self.timeout_s, view.get("viewer"), FALLBACK_LEVEL)
+                      self.timeout_s, view.viewer, FALLBACK_LEVEL)
             return _fallback(view, seed)
         except concurrent.futures.process.BrokenProcessPool:
             self.failures += 1
@@ -167,7 +167,7 @@ class BotRunner:
             return _fallback(view, seed)
         except Exception:
             self.failures += 1
-            log.exception("bot %s failed to decide for seat %s", level, view.get("viewer"))
+            log.exception("bot %s failed to decide for seat %s", level, view.viewer)
             return _fallback(view, seed)
         finally:
             if work is None:
@@ -184,7 +184,7 @@ class BotRunner:
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(done)
 
-    def signals(self, level: str, view: dict[str, Any], seed: str) -> list[Signal]:
+    def signals(self, level: str, view: TableView, seed: str) -> list[Signal]:
         """Signals are a cheap rule of thumb (R15): computed inline."""
         try:
             return _signals(level, view, seed)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from protocol import CHAT_BURST, CHAT_PER_SECOND, RATE_BURST, RATE_PER_SECOND
-from server.bots.base import DEFAULT_THINK_S
+from protocol.limits import BOT_THINK_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,7 @@ class Settings:
     #: The longest a search bot thinks over one decision before it plays the best card it
     #: has found (``Budget.seconds``): the budget's steps decide on a machine fast enough,
     #: this keeps a slow or crowded one's bots from keeping players waiting. 0: no cap.
-    bot_think_s: float = DEFAULT_THINK_S
+    bot_think_s: float = BOT_THINK_S
     #: A table's owner holds its lease this long unless renewed every ``lease_renew_s``:
     #: when a process dies, another runs its tables' bots and timers within the TTL.
     lease_ttl_s: float = 3.0

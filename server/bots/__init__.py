@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import random
 
+from protocol import TableView
 from server.game import Action, Signal
 
-from .base import DEFAULT_BUDGET, Bot, Budget, Decision, View
+from .base import DEFAULT_BUDGET, Bot, Budget, Decision
 from .levels import HeuristicBot, RandomBot, ReferenceBot
 from .v1 import ExpertV1Bot
 
@@ -51,26 +52,26 @@ def get_bot(level: str) -> Bot:
 
 
 def decide(
-    level: str, view: View, rng: random.Random, budget: Budget | None = None
+    level: str, view: TableView, rng: random.Random, budget: Budget | None = None
 ) -> Decision:
     """The full decision (turn action and signals) of a ``level`` bot for this view."""
     return get_bot(level).decide(view, rng, budget or DEFAULT_BUDGET)
 
 
 def choose_action(
-    level: str, view: View, rng: random.Random, budget: Budget | None = None
+    level: str, view: TableView, rng: random.Random, budget: Budget | None = None
 ) -> Action:
     """The engine action a ``level`` bot takes for the seat whose view this is.
 
-    Raises ValueError when it is not that seat's turn (``view["to_act"]``).
+    Raises ValueError when it is not that seat's turn (``view.to_act``).
     """
     action = decide(level, view, rng, budget).action
     if action is None:
-        raise ValueError(f"seat {view.get('viewer')} is not to act (to_act={view.get('to_act')})")
+        raise ValueError(f"seat {view.viewer} is not to act (to_act={view.to_act})")
     return action
 
 
-def choose_signals(level: str, view: View, rng: random.Random) -> list[Signal]:
+def choose_signals(level: str, view: TableView, rng: random.Random) -> list[Signal]:
     """Signals (R15) the bot wants to send now; empty when signals are off (R16)."""
     bot = get_bot(level)
     if isinstance(bot, HeuristicBot | ExpertV1Bot):

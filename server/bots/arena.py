@@ -82,7 +82,7 @@ def play_game(
         t0 = time.perf_counter()
         decision = get_bot(level).decide(v, rng, budget)
         elapsed = (time.perf_counter() - t0) * 1000.0
-        if v["phase"] == "play":
+        if v.phase == "play":
             times.setdefault(level, []).append(elapsed)
         for sig in decision.signals:
             m.apply(sig)
@@ -255,11 +255,11 @@ def fit_play_model(a: str, b: str, deals: int, seed: int | str = "fit",
             action = get_bot(levels[seat]).decide(
                 v, random.Random(f"{seed}:{d}:{m.version}"), budget).action
             assert action is not None
-            if v["phase"] == "play":
+            if v.phase == "play":
                 card = action.card  # type: ignore[union-attr]
-                before = [STRENGTH[c] for _, c in v["trick"]]
-                pos, rel, top = situation(seat, int(v["leader"]), before)
-                distinct = sorted({STRENGTH[c] for c in v["hand"]})
+                before = [STRENGTH[c] for _, c in v.trick]
+                pos, rel, top = situation(seat, int(v.leader), before)
+                distinct = sorted({STRENGTH[c] for c in v.hand})
                 if len(distinct) > 1:
                     samples.append((pos, rel, categories(distinct, top),
                                     distinct.index(STRENGTH[card])))

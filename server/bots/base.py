@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from protocol import TableView
 from server.game import Action, ChanterVote, Discard, Play, Signal
-
-View = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +54,6 @@ class Budget:
 
 DEFAULT_BUDGET = Budget()
 
-#: The cap on a search bot's thinking time (``Budget.seconds``) a server (``--bot-think``)
-#: and a network bot (``aluette --bot --think-ms``) use unless told otherwise: a decision
-#: is never much over the issue's 100 ms on a slow machine (docs/BOTS.md).
-DEFAULT_THINK_S = 0.08
-
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -75,17 +69,25 @@ class Bot(Protocol):
     @property
     def level(self) -> str: ...
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision: ...
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision: ...
 
 
-def make_play(view: View, card: str) -> Play:
+def seat_of(view: TableView) -> int:
+    """The seat whose view this is: a bot only ever decides for a seat, never a spectator."""
+    seat = view.viewer
+    if seat is None:
+        raise ValueError("a spectator's view: bots decide for a seat")
+    return seat
+
+
+def make_play(view: TableView, card: str) -> Play:
     """The Play action for the viewer (the bot never chooses whose seat it acts for)."""
-    return Play(int(view["viewer"]), card)
+    return Play(seat_of(view), card)
 
 
-def make_vote(view: View, vote: bool) -> ChanterVote:
-    return ChanterVote(int(view["viewer"]), vote)
+def make_vote(view: TableView, vote: bool) -> ChanterVote:
+    return ChanterVote(seat_of(view), vote)
 
 
-def make_discard(view: View, cards: list[str]) -> Discard:
-    return Discard(int(view["viewer"]), tuple(cards))
+def make_discard(view: TableView, cards: list[str]) -> Discard:
+    return Discard(seat_of(view), tuple(cards))

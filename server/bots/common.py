@@ -5,13 +5,14 @@ These are heuristics every non-random level uses; card play is where levels diff
 
 from __future__ import annotations
 
+from protocol import TableView
 from server.game import sort_by_strength
 
-from .base import View
+from .base import seat_of
 from .knowledge import MAJEURE_CARDS
 
 
-def chanter_vote(view: View) -> bool:
+def chanter_vote(view: TableView) -> bool:
     """R9: the two seats that would take the talon always gain, so they say yes.
 
     The other two seats keep their hands either way and each team gets one of the two
@@ -19,13 +20,13 @@ def chanter_vote(view: View) -> bool:
     its own hand is already strong (three or more cartes majeures): then the talon can only
     arm the seats that would beat its cards.
     """
-    seat, dealer = int(view["viewer"]), int(view["dealer"])
+    seat, dealer = seat_of(view), int(view.dealer)
     if seat in (dealer, (dealer + 1) % 4):
         return True
-    return sum(1 for c in view["hand"] if c in MAJEURE_CARDS) < 3
+    return sum(1 for c in view.hand if c in MAJEURE_CARDS) < 3
 
 
-def chanter_discards(view: View) -> list[str]:
+def chanter_discards(view: TableView) -> list[str]:
     """R9: keep the nine strongest cards (R3), discard the six weakest."""
-    hand = sort_by_strength(list(view["hand"]))
+    hand = sort_by_strength(list(view.hand))
     return hand[-6:]

@@ -21,10 +21,11 @@ import random
 import time
 from bisect import bisect_right
 
+from protocol import TableView
 from server.game import STRENGTH
 from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
-from .base import Budget, View
+from .base import Budget, seat_of
 from .heuristics import ascending, trick_status
 from .inference import PlayModel, relax_for_risky
 from .knowledge import Knowledge, read_view
@@ -51,7 +52,7 @@ ROLLOUT_NOISE = 0.25
 PARTNER_NOISE = 0.4
 
 
-def expert_card(view: View, rng: random.Random, budget: Budget,
+def expert_card(view: TableView, rng: random.Random, budget: Budget,
                 softness: float = PLAY_SOFTNESS, noise: float = ROLLOUT_NOISE) -> str:
     """Choose a card by PIMC within ``budget.steps`` simulated card plays (module docstring).
 
@@ -63,7 +64,7 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     # one, so the arena's and the tests' decisions depend on the budget's steps alone.
     deadline = None if budget.seconds is None else clock() + budget.seconds
     k = read_view(view)
-    hand = ascending(view["hand"])
+    hand = ascending(view.hand)
     reps: dict[int, str] = {}
     for c in hand:
         reps.setdefault(STRENGTH[c], c)
@@ -76,14 +77,14 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
     if len(cands) == 1:
         return reps[cands[0]]
     seat = k.seat
-    leader = int(view["leader"])
-    trick = [STRENGTH[c] for _, c in view["trick"]]
-    winners: list[int | None] = [t["winner"] for t in view["tricks"]]
-    mordienne_on = bool(view["options"].get("mordienne", True))
+    leader = int(view.leader)
+    trick = [STRENGTH[c] for _, c in view.trick]
+    winners: list[int | None] = [t.winner for t in view.tricks]
+    mordienne_on = view.options.mordienne
     # Cost of one world: a sample plus one playout per candidate, each as long as the cards
     # left to play. Fixing the total keeps every decision near the same time (p99 ~ p50):
     # early decisions see fewer worlds, late ones (short playouts) more.
-    left = sum(view["hand_sizes"])
+    left = sum(view.hand_sizes)
     per_world = len(cands) * max(1, left) + SAMPLE_COST
     model = PlayModel(view, k, softness)
     infer = (softness < 1.0 and bool(model.obs)) or bool(model.signals)
@@ -121,7 +122,7 @@ def expert_card(view: View, rng: random.Random, budget: Budget,
 CHANTER_WORLDS = 48
 
 
-def expert_vote(view: View, rng: random.Random, worlds: int = CHANTER_WORLDS) -> bool:
+def expert_vote(view: TableView, rng: random.Random, worlds: int = CHANTER_WORLDS) -> bool:
     """R9 by evaluation: sample the other hands and the talon, play each world out twice
     with the greedy rollout, once as dealt and once after the exchange (the talon dealt
     alternately to the dealer's left and the dealer, each keeping its nine strongest
@@ -130,12 +131,12 @@ def expert_vote(view: View, rng: random.Random, worlds: int = CHANTER_WORLDS) ->
     Each team has one of the two receivers (they sit side by side, R4-R5), so what decides
     is whose hand the talon improves more, which depends on the cards this seat can see.
     """
-    seat, dealer = int(view["viewer"]), int(view["dealer"])
+    seat, dealer = seat_of(view), int(view.dealer)
     first = (dealer + 1) % 4
     team = seat % 2
     utility = deal_utility(view, team)
-    mordienne_on = bool(view["options"].get("mordienne", True))
-    mine = sorted(STRENGTH[c] for c in view["hand"])
+    mordienne_on = view.options.mordienne
+    mine = sorted(STRENGTH[c] for c in view.hand)
     pool = [STRENGTH[c] for c in read_view(view).unseen]
     gain = 0.0
     for _ in range(worlds):
@@ -164,13 +165,13 @@ def _worlds(k: Knowledge, rng: random.Random, n: int) -> list[list[list[str]]]:
     return [sampler.sample(rng) or sample_world_loose(k, rng) for _ in range(n)]
 
 
-def _partner_sure_top(view: View, k: Knowledge) -> int | None:
+def _partner_sure_top(view: TableView, k: Knowledge) -> int | None:
     """The partner's strength if the partner holds the trick and no opponent still to play
     can beat or tie it (R11: no unseen card is as strong); else None."""
     top, holder = trick_status(view)
     if holder != k.partner:
         return None
-    pos = len(view["trick"])
+    pos = len(view.trick)
     opp_after = [(k.seat + i) % 4 for i in range(1, 4 - pos) if i % 2 == 1]
     if opp_after and any(STRENGTH[c] >= top for c in k.unseen):
         return None
@@ -285,7 +286,7 @@ def playout(
 MATCH_WEIGHT = 4.0
 
 
-def deal_utility(view: View, team: int) -> list[float]:
+def deal_utility(view: TableView, team: int) -> list[float]:
     """What each result of this deal is worth to ``team``: index ``d + 2`` for a deal in
     which ``team`` scores ``d`` points more than the other team (d in -2..2, R12-R13).
 
@@ -296,12 +297,12 @@ def deal_utility(view: View, team: int) -> list[float]:
     result is still worth having). A one-deal match is scored on points alone: its result
     is the sign of the points, so points already say it, and mordienne keeps its 2 (R13).
     """
-    opts = view["options"]
-    points = view["points"]
+    opts = view.options
+    points = view.points
     mine, theirs = int(points[team]), int(points[1 - team])
-    target = opts.get("target_points")
-    deals = int(opts.get("deals", 1))
-    last = target is None and deals > 1 and int(view["deal_number"]) >= deals
+    target = opts.target_points
+    deals = opts.deals
+    last = target is None and deals > 1 and int(view.deal_number) >= deals
     out: list[float] = []
     for d in range(-2, 3):
         m2, t2 = mine + max(d, 0), theirs + max(-d, 0)

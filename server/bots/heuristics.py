@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import random
 
+from protocol import TableView
 from server.game import STRENGTH
 
-from .base import View
+from .base import seat_of
 from .knowledge import Knowledge
 from .reference import pimc_card
 from .sampling import WorldSampler, sample_world_loose
 
 
-def trick_status(view: View) -> tuple[int, int | None]:
+def trick_status(view: TableView) -> tuple[int, int | None]:
     """R11 so far: the top strength in the current trick and who holds it (None if tied)."""
     top, holder, count = 0, None, 0
-    for s, c in view["trick"]:
+    for s, c in view.trick:
         st = STRENGTH[c]
         if st > top:
             top, holder, count = st, int(s), 1
@@ -53,15 +54,15 @@ def dump_card(hand_asc: list[str], top: int, protect: bool) -> str:
 EASY_SLIP = 0.2
 
 
-def easy_card(view: View, rng: random.Random, slip: float = EASY_SLIP) -> str:
+def easy_card(view: TableView, rng: random.Random, slip: float = EASY_SLIP) -> str:
     """A beginner: "if I can win the trick, play my best card; otherwise my worst one".
 
     It does know not to fight its partner for a trick (R12 makes that pointless), but it
     wastes big cards on small tricks, never spoils on purpose, and with probability
     ``slip`` plays any card (R10: every card is legal).
     """
-    seat = int(view["viewer"])
-    hand = ascending(view["hand"])
+    seat = seat_of(view)
+    hand = ascending(view.hand)
     if rng.random() < slip:
         return rng.choice(hand)
     top, holder = trick_status(view)
@@ -78,7 +79,7 @@ def easy_card(view: View, rng: random.Random, slip: float = EASY_SLIP) -> str:
 NORMAL_WORLDS = 9
 
 
-def normal_card(view: View, k: Knowledge, rng: random.Random) -> str:
+def normal_card(view: TableView, k: Knowledge, rng: random.Random) -> str:
     """Level normal: a small determinized search, the ``pimc`` yardstick's routine
     (:func:`.reference.pimc_card`) on :data:`NORMAL_WORLDS` worlds that honour the signals
     received (:mod:`.sampling`, R15), each card rolled out with the greedy rule (R11-R13).

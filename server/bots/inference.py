@@ -33,9 +33,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from protocol import TableView
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
-from .base import View
+from .base import seat_of
 from .knowledge import Knowledge, mordienne_cards
 
 #: Default softness of the play model (arena runs against pimc, docs/BOTS.md).
@@ -56,14 +57,14 @@ class Observation:
     order: int
 
 
-def observations(view: View) -> tuple[list[Observation], list[list[int]]]:
+def observations(view: TableView) -> tuple[list[Observation], list[list[int]]]:
     """The other seats' plays this deal, and every seat's plays as strengths in order."""
-    seat = int(view["viewer"])
+    seat = seat_of(view)
     obs: list[Observation] = []
     plays: list[list[int]] = [[], [], [], []]
     order = 0
-    tricks = [(t["leader"], list(t["cards"])) for t in view["tricks"]]
-    tricks.append((int(view["leader"]), [c for _, c in view["trick"]]))
+    tricks = [(t.leader, list(t.cards)) for t in view.tricks]
+    tricks.append((int(view.leader), [c for _, c in view.trick]))
     for leader, cards in tricks:
         before: list[int] = []
         for i, c in enumerate(cards):
@@ -200,7 +201,7 @@ def fit_weights(samples: Sequence[tuple[int, int, list[int], int]]) -> list[list
 class PlayModel:
     """Scores worlds against the plays seen so far (module docstring)."""
 
-    def __init__(self, view: View, k: Knowledge, softness: float = SOFTNESS,
+    def __init__(self, view: TableView, k: Knowledge, softness: float = SOFTNESS,
                  model: str = "fitted") -> None:
         self.softness = softness
         self.fitted = model == "fitted"
@@ -208,7 +209,7 @@ class PlayModel:
         self.seat = k.seat
         # Every card down this deal, in play order (strengths).
         order: list[int] = []
-        tricks = [list(t["cards"]) for t in view["tricks"]] + [[c for _, c in view["trick"]]]
+        tricks = [list(t.cards) for t in view.tricks] + [[c for _, c in view.trick]]
         for cards in tricks:
             order.extend(STRENGTH[c] for c in cards)
         # Per observation: the trick's top before the play, and how many cards at least that
@@ -257,32 +258,32 @@ def _count_ge(sorted_vals: Sequence[int], x: int) -> int:
     return len(sorted_vals) - bisect_left(sorted_vals, x)
 
 
-def _soft_signals(view: View, k: Knowledge) -> list[tuple[int, str, float, float]]:
+def _soft_signals(view: TableView, k: Knowledge) -> list[tuple[int, str, float, float]]:
     """R16 risky: (seat, card, log(1 - r), log r) for each card a signal still places (a card
     signal, R15, or the strongest cards behind a ``going_mordienne``)."""
-    opts = view["options"]
-    if opts.get("signals") != "risky":
+    opts = view.options
+    if opts.signals != "risky":
         return []
-    r = min(max(float(opts.get("signal_risk", 0.25)), 0.01), 0.99)
+    r = min(max(opts.signal_risk, 0.01), 0.99)
     out: list[tuple[int, str, float, float]] = []
     unseen = set(k.unseen)
-    for sig in view.get("signals") or ():
-        src = int(sig["from_seat"])
+    for sig in view.signals:
+        src = int(sig.from_seat)
         if src == k.seat:
             continue
-        if sig["signal"] == "going_mordienne":
+        if sig.signal == "going_mordienne":
             cards = mordienne_cards(view, k, src)
         else:
-            card = SIGNAL_CARD.get(sig["signal"])
+            card = SIGNAL_CARD.get(sig.signal)
             cards = [card] if card is not None and card in unseen else []
         out.extend((src, c, math.log(1.0 - r), math.log(r)) for c in cards)
     return out
 
 
-def relax_for_risky(k: Knowledge, view: View) -> Knowledge:
+def relax_for_risky(k: Knowledge, view: TableView) -> Knowledge:
     """At a risky table (R16) signals are not facts: drop the hard constraints they put on
     sampling (they are weighed by :class:`PlayModel` instead)."""
-    if view["options"].get("signals") != "risky":
+    if view.options.signals != "risky":
         return k
     return Knowledge(k.seat, k.hand, k.played, k.unseen, k.hand_sizes, played_by=k.played_by)
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from protocol import TableView
 from server.game import ALL_CARDS, SIGNAL_CARD, STRENGTH
 
-from .base import View
+from .base import seat_of
 
 ACES = ("1o", "1c", "1b", "1e")
 ACE_STRENGTH = 11
@@ -40,17 +41,17 @@ class Knowledge:
         return (self.seat + 2) % 4
 
 
-def cards_played(view: View) -> list[tuple[int, str]]:
+def cards_played(view: TableView) -> list[tuple[int, str]]:
     """(seat, card) for every card down this deal: finished tricks, then the current one."""
     out: list[tuple[int, str]] = []
-    for t in view["tricks"]:
-        lead = t["leader"]
-        out.extend(((lead + i) % 4, c) for i, c in enumerate(t["cards"]))
-    out.extend((int(s), c) for s, c in view["trick"])
+    for t in view.tricks:
+        lead = t.leader
+        out.extend(((lead + i) % 4, c) for i, c in enumerate(t.cards))
+    out.extend((int(s), c) for s, c in view.trick)
     return out
 
 
-def read_view(view: View) -> Knowledge:
+def read_view(view: TableView) -> Knowledge:
     """Derive the unseen pool and the signal constraints (R15) from one seat's view.
 
     Signals are gestures, not proofs (R16), but our bots send only true ones, so a card
@@ -60,23 +61,23 @@ def read_view(view: View) -> Knowledge:
     announced. A ``going_mordienne`` places the strongest cards (:func:`mordienne_cards`).
     These inferences only bias sampling; a wrong guess costs strength, never legality.
     """
-    seat = int(view["viewer"])
-    hand = list(view["hand"])
+    seat = seat_of(view)
+    hand = list(view.hand)
     seen_plays = cards_played(view)
     played = [c for _, c in seen_plays]
-    gone = set(hand) | set(played) | set(view.get("discarded") or ())
+    gone = set(hand) | set(played) | set(view.discarded)
     unseen = [c for c in ALL_CARDS if c not in gone]
-    k = Knowledge(seat, hand, played, unseen, list(view["hand_sizes"]))
+    k = Knowledge(seat, hand, played, unseen, list(view.hand_sizes))
     for s, c in seen_plays:
         k.played_by.setdefault(s, []).append(c)
     unseen_set = set(unseen)
     senders: set[int] = set()
     planners: set[int] = set()
-    for sig in view.get("signals") or ():
-        src = int(sig["from_seat"])
+    for sig in view.signals:
+        src = int(sig.from_seat)
         if src == seat:
             continue
-        name = sig["signal"]
+        name = sig.signal
         if name == "going_mordienne":
             planners.add(src)       # a plan, not part of the opening (.signalling)
             continue
@@ -85,9 +86,9 @@ def read_view(view: View) -> Knowledge:
             card = _CARD_OF_SIGNAL[name]
             if card in unseen_set:
                 k.must_have.setdefault(src, set()).add(card)
-        elif name == "aces" and isinstance(sig.get("n"), int):
+        elif name == "aces" and isinstance(sig.n, int):
             already = sum(1 for c in k.played_by.get(src, ()) if c in ACES)
-            k.aces_exact[src] = max(0, int(sig["n"]) - already)
+            k.aces_exact[src] = max(0, int(sig.n) - already)
         elif name == "useless_hand":
             k.forbidden.setdefault(src, set()).update(MAJEURE_CARDS + ACES)
     for src in planners:
@@ -108,7 +109,7 @@ def read_view(view: View) -> Knowledge:
     return k
 
 
-def mordienne_cards(view: View, k: Knowledge, sender: int) -> list[str]:
+def mordienne_cards(view: TableView, k: Knowledge, sender: int) -> list[str]:
     """The cards a ``going_mordienne`` from ``sender`` (R13, R15) says it holds.
 
     Our bots send it only with at least two sure winners (:mod:`.signalling`): cards stronger
@@ -118,7 +119,7 @@ def mordienne_cards(view: View, k: Knowledge, sender: int) -> list[str]:
     stand strictly above the rest and the viewer's hand, else the strongest alone when it
     does, else nothing (a contradiction says the signal came from someone else's rule).
     """
-    if any(t["winner"] == sender for t in view["tricks"]):
+    if any(t.winner == sender for t in view.tricks):
         return []                   # the plan is over: it has won a trick
     ranked = sorted(k.unseen, key=lambda c: -STRENGTH[c])
     mine = max((STRENGTH[c] for c in k.hand), default=0)

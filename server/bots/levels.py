@@ -12,9 +12,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from protocol import TableView
+from protocol.vocab import Phase
 from server.game import Signal
 
-from .base import Budget, Decision, View, make_discard, make_play, make_vote
+from .base import Budget, Decision, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote
 from .expert import expert_card, expert_vote
 from .heuristics import easy_card, normal_card
@@ -25,11 +27,11 @@ from .v1.common import chanter_discards as v1_discards
 from .v1.common import chanter_vote as v1_vote
 
 
-def _my_turn(view: View) -> bool:
-    return view["to_act"] is not None and view["to_act"] == view["viewer"]
+def _my_turn(view: TableView) -> bool:
+    return view.to_act is not None and view.to_act == view.viewer
 
 
-def _can_act(view: View) -> bool:
+def _can_act(view: TableView) -> bool:
     """It is this seat's turn and the view holds the cards the phase needs.
 
     The engine never builds a view where the seat to act lacks them, but a client's model
@@ -38,9 +40,16 @@ def _can_act(view: View) -> bool:
     """
     if not _my_turn(view):
         return False
-    phase, n = view["phase"], len(view["hand"])
-    return (phase == "play" and n > 0) or (phase == "chanter_discard" and n >= 6) or (
-        phase == "chanter_vote")
+    n = len(view.hand)
+    match view.phase:
+        case Phase.PLAY:
+            return n > 0
+        case Phase.CHANTER_DISCARD:
+            return n >= 6
+        case Phase.CHANTER_VOTE:
+            return True
+        case _:
+            return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +58,19 @@ class RandomBot:
 
     level: str = "random"
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         if not _can_act(view):
             return Decision(None)
-        phase = view["phase"]
-        hand = list(view["hand"])
-        if phase == "play":
-            return Decision(make_play(view, rng.choice(hand)))
-        if phase == "chanter_vote":
-            return Decision(make_vote(view, rng.random() < 0.5))
-        if phase == "chanter_discard":
-            return Decision(make_discard(view, rng.sample(hand, 6)))
-        return Decision(None)
+        hand = list(view.hand)
+        match view.phase:
+            case Phase.PLAY:
+                return Decision(make_play(view, rng.choice(hand)))
+            case Phase.CHANTER_VOTE:
+                return Decision(make_vote(view, rng.random() < 0.5))
+            case Phase.CHANTER_DISCARD:
+                return Decision(make_discard(view, rng.sample(hand, 6)))
+            case _:
+                return Decision(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,30 +79,32 @@ class HeuristicBot:
 
     level: str
 
-    def signals(self, view: View) -> list[Signal]:
+    def signals(self, view: TableView) -> list[Signal]:
         return chosen_signals(view)     # nothing without a hand: "useless_hand" would be false
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         sigs = tuple(self.signals(view))
         if not _can_act(view):
             return Decision(None, sigs)
-        phase = view["phase"]
-        if phase == "chanter_vote":
-            vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
-            return Decision(make_vote(view, vote), sigs)
-        if phase == "chanter_discard":
-            return Decision(make_discard(view, chanter_discards(view)), sigs)
-        if phase != "play":
-            return Decision(None, sigs)
-        if self.level == "easy":
-            card = easy_card(view, rng)
-        elif self.level == "normal":
-            card = normal_card(view, read_view(view), rng)
-        else:
-            card = expert_card(view, rng, budget)
-        return Decision(make_play(view, card), sigs)
+        match view.phase:
+            case Phase.CHANTER_VOTE:
+                vote = expert_vote(view, rng) if self.level == "expert" else chanter_vote(view)
+                return Decision(make_vote(view, vote), sigs)
+            case Phase.CHANTER_DISCARD:
+                return Decision(make_discard(view, chanter_discards(view)), sigs)
+            case Phase.PLAY:
+                return Decision(make_play(view, self._card(view, rng, budget)), sigs)
+            case _:
+                return Decision(None, sigs)
 
-
+    def _card(self, view: TableView, rng: random.Random, budget: Budget) -> str:
+        match self.level:
+            case "easy":
+                return easy_card(view, rng)
+            case "normal":
+                return normal_card(view, read_view(view), rng)
+            case _:
+                return expert_card(view, rng, budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +118,16 @@ class ReferenceBot:
 
     level: str
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         if not _can_act(view):
             return Decision(None)
-        phase = view["phase"]
-        if phase == "chanter_vote":
-            return Decision(make_vote(view, v1_vote(view)))
-        if phase == "chanter_discard":
-            return Decision(make_discard(view, v1_discards(view)))
-        if phase != "play":
-            return Decision(None)
-        card = greedy_card(view) if self.level == "greedy" else pimc_card(view, rng)
-        return Decision(make_play(view, card))
+        match view.phase:
+            case Phase.CHANTER_VOTE:
+                return Decision(make_vote(view, v1_vote(view)))
+            case Phase.CHANTER_DISCARD:
+                return Decision(make_discard(view, v1_discards(view)))
+            case Phase.PLAY:
+                card = greedy_card(view) if self.level == "greedy" else pimc_card(view, rng)
+                return Decision(make_play(view, card))
+            case _:
+                return Decision(None)

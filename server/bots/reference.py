@@ -23,10 +23,11 @@ import random
 from bisect import bisect_right
 from collections.abc import Callable
 
+from protocol import TableView
 from server.game import ALL_CARDS, STRENGTH
 from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
-from .base import View
+from .base import seat_of
 
 #: Worlds sampled per pimc decision (the issue's definition of the yardstick).
 PIMC_WORLDS = 40
@@ -36,10 +37,10 @@ def _ascending(hand: list[str]) -> list[str]:
     return sorted(hand, key=lambda c: STRENGTH[c])
 
 
-def _trick_top(view: View) -> tuple[int, int | None]:
+def _trick_top(view: TableView) -> tuple[int, int | None]:
     """R11 so far: (top strength, holder seat or None when nobody or a tie holds it)."""
     top, holder, count = 0, None, 0
-    for s, c in view["trick"]:
+    for s, c in view.trick:
         st = STRENGTH[c]
         if st > top:
             top, holder, count = st, int(s), 1
@@ -48,12 +49,12 @@ def _trick_top(view: View) -> tuple[int, int | None]:
     return top, (holder if count == 1 else None)
 
 
-def unseen_cards(view: View) -> list[str]:
+def unseen_cards(view: TableView) -> list[str]:
     """R1 minus what this seat has seen: its hand, every card played, its own discards."""
-    gone = set(view["hand"]) | set(view.get("discarded") or ())
-    for t in view["tricks"]:
-        gone.update(t["cards"])
-    gone.update(c for _, c in view["trick"])
+    gone = set(view.hand) | set(view.discarded)
+    for t in view.tricks:
+        gone.update(t.cards)
+    gone.update(c for _, c in view.trick)
     return [c for c in ALL_CARDS if c not in gone]
 
 
@@ -64,14 +65,14 @@ def _lowest(hand_asc: list[str], avoid: int) -> str:
     return hand_asc[0]
 
 
-def greedy_card(view: View) -> str:
-    """The ``greedy`` reference opponent's card (module docstring); ``view["hand"]`` must
+def greedy_card(view: TableView) -> str:
+    """The ``greedy`` reference opponent's card (module docstring); ``view.hand`` must
     not be empty."""
-    seat = int(view["viewer"])
+    seat = seat_of(view)
     partner = (seat + 2) % 4
-    hand = _ascending(list(view["hand"]))
+    hand = _ascending(list(view.hand))
     top, holder = _trick_top(view)
-    last = len(view["trick"]) == 3
+    last = len(view.trick) == 3
     if holder == partner and (
         last or not any(STRENGTH[c] >= top for c in unseen_cards(view))
     ):
@@ -145,43 +146,43 @@ def greedy_rollout(
     return winners
 
 
-def uniform_world(view: View, rng: random.Random) -> list[list[int]]:
+def uniform_world(view: TableView, rng: random.Random) -> list[list[int]]:
     """One world: the unseen cards shuffled and dealt by hand size (R8), as ascending
     strength lists; the viewer's own hand at its index."""
-    seat = int(view["viewer"])
+    seat = seat_of(view)
     pool = unseen_cards(view)
     rng.shuffle(pool)
     world: list[list[int]] = [[], [], [], []]
     at = 0
     for s in range(4):
         if s == seat:
-            world[s] = sorted(STRENGTH[c] for c in view["hand"])
+            world[s] = sorted(STRENGTH[c] for c in view.hand)
         else:
-            n = int(view["hand_sizes"][s])
+            n = int(view.hand_sizes[s])
             world[s] = sorted(STRENGTH[c] for c in pool[at : at + n])
             at += n
     return world
 
 
-def pimc_card(view: View, rng: random.Random, worlds: int = PIMC_WORLDS,
+def pimc_card(view: TableView, rng: random.Random, worlds: int = PIMC_WORLDS,
               sampler: Callable[[random.Random], list[list[int]]] | None = None) -> str:
     """The ``pimc`` reference opponent's card (module docstring).
 
     ``sampler`` replaces the uniform worlds (the ``normal`` level samples worlds that honour
     the signals it received); the yardstick itself always uses :func:`uniform_world`.
     """
-    seat = int(view["viewer"])
-    hand = _ascending(list(view["hand"]))
+    seat = seat_of(view)
+    hand = _ascending(list(view.hand))
     reps: dict[int, str] = {}
     for c in hand:
         reps.setdefault(STRENGTH[c], c)
     cands = sorted(reps)
     if len(cands) == 1:
         return reps[cands[0]]
-    leader = int(view["leader"])
-    trick = [STRENGTH[c] for _, c in view["trick"]]
-    done: list[int | None] = [t["winner"] for t in view["tricks"]]
-    mordienne = bool(view["options"].get("mordienne", True))
+    leader = int(view.leader)
+    trick = [STRENGTH[c] for _, c in view.trick]
+    done: list[int | None] = [t.winner for t in view.tricks]
+    mordienne = view.options.mordienne
     team = seat % 2
     totals = [0] * len(cands)
     for _ in range(worlds):

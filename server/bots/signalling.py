@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from math import ceil
 
+from protocol import TableView
 from server.game import SIGNAL_CARD, STRENGTH, Signal, sort_by_strength
 from server.game.rules import TRICKS_PER_DEAL
 
-from .base import View
+from .base import seat_of
 from .knowledge import ACES, cards_played, read_view
 
 #: R15's card signals, looked up by card (the vocabulary is server.game's SIGNAL_CARD).
@@ -52,15 +53,15 @@ LEAK = {
 MIN_RUN = 2
 
 
-def chosen_signals(view: View) -> list[Signal]:
+def chosen_signals(view: TableView) -> list[Signal]:
     """The signals this seat sends now (module docstring); none when signals are off."""
-    opts = view["options"]
-    mode = opts.get("signals", "off")
-    if mode == "off" or view["phase"] != "play" or not view["hand"]:
+    opts = view.options
+    mode = opts.signals
+    if mode == "off" or view.phase != "play" or not view.hand:
         return []
-    seat = int(view["viewer"])
-    risk = float(opts.get("signal_risk", 0.25)) if mode == "risky" else 0.0
-    sent = {(s["signal"], s.get("n")) for s in view.get("signals_sent") or ()}
+    seat = seat_of(view)
+    risk = opts.signal_risk if mode == "risky" else 0.0
+    sent = {(s.signal, s.n) for s in view.signals_sent}
     sent_names = {name for name, _ in sent}
     wanted: list[tuple[str, int | None, str]] = []
     if not any(s == seat for s, _ in cards_played(view)):
@@ -73,9 +74,9 @@ def chosen_signals(view: View) -> list[Signal]:
     ]
 
 
-def _opening(view: View) -> list[tuple[str, int | None, str]]:
+def _opening(view: TableView) -> list[tuple[str, int | None, str]]:
     """(signal, n, kind of leak) for the whole hand, before the seat's first card."""
-    hand = view["hand"]
+    hand = view.hand
     sure = set(sure_winners(view))
     out: list[tuple[str, int | None, str]] = [
         (_SIGNAL_OF_CARD[c], None, "sure_winner" if c in sure else "card")
@@ -89,15 +90,15 @@ def _opening(view: View) -> list[tuple[str, int | None, str]]:
     return out
 
 
-def sure_winners(view: View) -> list[str]:
+def sure_winners(view: TableView) -> list[str]:
     """Cards in hand stronger than every card this seat cannot see (R3, R11): played, each
     takes its trick whatever the others hold. Strongest first."""
     unseen = read_view(view).unseen
     above = max((STRENGTH[c] for c in unseen), default=0)
-    return [c for c in sort_by_strength(view["hand"]) if STRENGTH[c] > above]
+    return [c for c in sort_by_strength(view.hand) if STRENGTH[c] > above]
 
 
-def mordienne_plan(view: View) -> bool:
+def mordienne_plan(view: TableView) -> bool:
     """R13: can this seat still make a mordienne with the cards it is sure of?
 
     It has won no trick this deal, mordienne is on, and its sure winners (at least
@@ -105,16 +106,16 @@ def mordienne_plan(view: View) -> bool:
     that seat's tricks so far plus a third (rounded up) of the tricks before the run,
     the share it gets if the others split them evenly.
     """
-    if not view["options"].get("mordienne", True):
+    if not view.options.mordienne:
         return False
-    seat = int(view["viewer"])
+    seat = seat_of(view)
     counts = [0, 0, 0, 0]
-    for t in view["tricks"]:
-        if t["winner"] is not None:
-            counts[int(t["winner"])] += 1
+    for t in view.tricks:
+        if t.winner is not None:
+            counts[int(t.winner)] += 1
     if counts[seat]:
         return False
-    left = TRICKS_PER_DEAL - len(view["tricks"])
+    left = TRICKS_PER_DEAL - len(view.tricks)
     run = len(sure_winners(view))
     if run < MIN_RUN:           # never more than the tricks left: they are cards in hand
         return False

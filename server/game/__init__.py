@@ -40,7 +40,7 @@ from .errors import (
     UnknownCard,
     WrongPhase,
 )
-from .match import Event, Match
+from .match import Event, Match, Private
 from .options import Options
 from .seats import left_of, partner_of, team_of
 from .views import spectator_view, view
@@ -49,7 +49,7 @@ __all__ = [
     "ALL_CARDS", "MAJEURES", "SIGNALS", "SIGNAL_CARD", "STRENGTH",
     "Action", "BadDiscard", "Card", "CardNotInHand", "ChanterVote", "Discard", "Event",
     "InvalidAction", "InvalidOptions", "Match", "MatchIsOver", "NotYourTurn", "Options",
-    "Phase", "Play", "RuleError", "Signal", "SignalsOff", "StateFormatError", "UnknownCard",
-    "UnknownCardCode", "WrongPhase", "action_from_dict", "card_name", "fair", "left_of",
-    "parse_card", "partner_of", "sort_by_strength", "spectator_view", "team_of", "view",
+    "Phase", "Play", "Private", "RuleError", "Signal", "SignalsOff", "StateFormatError",
+    "UnknownCard", "UnknownCardCode", "WrongPhase", "action_from_dict", "card_name", "fair",
+    "left_of", "parse_card", "partner_of", "sort_by_strength", "spectator_view", "team_of", "view",
 ]

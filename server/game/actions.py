@@ -66,14 +66,15 @@ def action_from_dict(data: dict[str, Any]) -> Action:
         seat = data["seat"]
         if type(seat) is not int or not 0 <= seat <= 3:
             raise InvalidAction(f"seat must be 0-3, not {seat!r}")
-        if kind == "play":
-            return Play(seat, data["card"])
-        if kind == "chanter_vote":
-            return ChanterVote(seat, data["vote"])
-        if kind == "discard":
-            return Discard(seat, tuple(data["cards"]))
-        if kind == "signal":
-            return Signal(seat, data["signal"], data.get("n"))
+        match kind:
+            case "play":
+                return Play(seat, data["card"])
+            case "chanter_vote":
+                return ChanterVote(seat, data["vote"])
+            case "discard":
+                return Discard(seat, tuple(data["cards"]))
+            case "signal":
+                return Signal(seat, data["signal"], data.get("n"))
     except (KeyError, TypeError) as exc:
         raise InvalidAction(f"malformed action {data!r}: {exc}") from None
     raise InvalidAction(f"unknown action type {kind!r}")

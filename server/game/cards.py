@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from protocol import vocab
+from protocol.cards import is_card
 
 #: The codes come from the one vocabulary (protocol.vocab): ranks, suits and the 48 cards
 #: of the Spanish pack (R1, R2), in the fixed order used for shuffling.
@@ -63,7 +64,7 @@ class UnknownCardCode(ValueError):
 
 def parse_card(text: object) -> str:
     """Return ``text`` if it is one of the 48 card codes (R2, case-sensitive), else raise."""
-    if isinstance(text, str) and text in STRENGTH:
+    if is_card(text):
         return text
     raise UnknownCardCode(
         f"{text!r} is not a card code: rank 1-9, V, C or R, then suit o, c, b or e (e.g. '3o')"

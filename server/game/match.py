@@ -5,9 +5,10 @@ returns the events it caused, or raises a :class:`~.errors.RuleError` and change
 Chance (the partner draw, each shuffle, who notices a risky signal) comes only from the seed,
 so the same seed and actions always give the same match.
 
-Events are plain dicts with a ``type``. An event meant for some seats only carries ``to``
-(a list of seats): a seat's hand, the talon cards it receives, a signal. Anything without
-``to`` is public, spectators included.
+Events are the protocol's own typed payloads (:mod:`protocol.events`), so nothing converts
+them between the engine and the wire. An event meant for some seats only comes wrapped in a
+:class:`Private` that names them: a seat's hand, the talon cards it receives, a signal.
+Anything else is public, spectators included.
 """
 
 from __future__ import annotations
@@ -15,9 +16,27 @@ from __future__ import annotations
 import copy
 import itertools
 import random
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypedDict, cast
 
-from protocol.vocab import Phase
+from protocol.events import (
+    CardPlayed,
+    ChanterDiscarded,
+    ChanterResult,
+    ChanterVoted,
+    DealScored,
+    DealStarted,
+    EventPayload,
+    HandDealt,
+    MatchOver,
+    PartnerDraw,
+    SignalReceived,
+    SignalSent,
+    TalonDealt,
+    TrickDone,
+    Turn,
+)
+from protocol.vocab import MatchResult, Phase, SignalId
 
 from . import rules
 from .actions import SIGNALS, Action, ChanterVote, Discard, Play, Signal
@@ -36,7 +55,48 @@ from .errors import (
 from .options import Options
 from .seats import left_of, partner_of
 
-Event = dict[str, Any]
+
+class TrickRecord(TypedDict):
+    """A finished trick in the match's state: cards in play order from ``leader`` (R11)."""
+
+    leader: int
+    cards: list[str]
+    winner: int | None
+
+
+class DealRecord(TypedDict):
+    """A finished deal in the match's state: the hands as played, the tricks, the score."""
+
+    dealer: int
+    hands: list[list[str]]
+    tricks: list[list[str]]
+    trick_counts: list[int]
+    winner: int | None
+    points: list[int]
+    mordienne: bool
+
+
+class SignalRecord(TypedDict):
+    """A signal in the match's state (R15), with who received it (R16): never shown as is."""
+
+    deal: int
+    from_seat: int
+    signal: SignalId
+    n: int | None
+    to: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """An event only the seats in ``to`` receive (R8 a hand, R9 the talon, R16 a signal);
+    everyone else gets a placeholder, or nothing at all (docs/PROTOCOL.md)."""
+
+    payload: EventPayload
+    to: tuple[int, ...]
+
+
+#: What :meth:`Match.apply` returns: public payloads, and private ones wrapped.
+Event = EventPayload | Private
 
 # Plays are immutable values: build each of the 4 x 48 once, so listing legal moves is cheap.
 _PLAYS = [{c: Play(seat, c) for c in STRENGTH} for seat in range(4)]
@@ -64,10 +124,10 @@ class Match:
         self.to_act: int | None = None
         self.leader = 0
         self.trick: list[str] = []
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks: list[TrickRecord] = []
         self.points = [0, 0]
-        self.deals: list[dict[str, Any]] = []
-        self.signals: list[dict[str, Any]] = []
+        self.deals: list[DealRecord] = []
+        self.signals: list[SignalRecord] = []
         self.signal_count = 0
         self.version = 0
 
@@ -83,10 +143,8 @@ class Match:
             m.seating = list(drawn.seating)
             m.draw = [[s, c] for s, c in drawn.cards]
             dealer = drawn.first_dealer
-            events.append(
-                {"type": "partner_draw", "cards": [list(x) for x in m.draw],
-                 "seating": list(m.seating), "dealer": dealer}
-            )
+            events.append(PartnerDraw(cards=[(s, c) for s, c in m.draw],
+                                      seating=list(m.seating), dealer=dealer))
         elif m.options.first_dealer == "random":
             dealer = random.Random(f"aluette:{seed}:first_dealer").randrange(4)
         else:
@@ -104,19 +162,22 @@ class Match:
         self.leader = left_of(dealer)
         self.trick = []
         self.tricks = []
-        events: list[Event] = [{"type": "deal_started", "deal_number": number, "dealer": dealer}]
+        events: list[Event] = [DealStarted(deal_number=number, dealer=dealer)]
         for seat in range(4):
-            events.append(
-                {"type": "hand_dealt", "seat": seat, "cards": sort_by_strength(self.hands[seat]),
-                 "to": [seat]}
-            )
+            events.append(Private(HandDealt(seat=seat, cards=sort_by_strength(self.hands[seat])),
+                                  (seat,)))
         if self.options.chanter:
             self.phase = Phase.CHANTER_VOTE
             self.to_act = left_of(dealer)
         else:
             self._begin_play()
-        events.append({"type": "turn", "seat": self.to_act, "phase": str(self.phase)})
+        events.append(self._turn())
         return events
+
+    def _turn(self) -> Turn:
+        """Whose turn it is now, and what they are to do (the seat to act is known here)."""
+        assert self.to_act is not None
+        return Turn(seat=self.to_act, phase=self.phase)
 
     def _begin_play(self) -> None:
         self.phase = Phase.PLAY
@@ -131,7 +192,7 @@ class Match:
         return self.phase is Phase.MATCH_OVER
 
     @property
-    def result(self) -> str | None:
+    def result(self) -> MatchResult | None:
         return rules.match_result(self.points) if self.over else None
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -157,16 +218,17 @@ class Match:
         """
         if self.phase is Phase.MATCH_OVER:
             raise MatchIsOver("the match is over")
-        if isinstance(action, Signal):
-            events = self._signal(action)
-        elif isinstance(action, Play):
-            events = self._play(action)
-        elif isinstance(action, ChanterVote):
-            events = self._vote(action)
-        elif isinstance(action, Discard):
-            events = self._discard(action)
-        else:
-            raise InvalidAction(f"not an action: {action!r}")
+        match action:
+            case Signal():
+                events = self._signal(action)
+            case Play():
+                events = self._play(action)
+            case ChanterVote():
+                events = self._vote(action)
+            case Discard():
+                events = self._discard(action)
+            case _:
+                raise InvalidAction(f"not an action: {action!r}")
         self.version += 1
         return events
 
@@ -188,24 +250,22 @@ class Match:
             raise CardNotInHand(f"you do not hold {card}", details={"card": card})
         hand.remove(card)
         self.trick.append(card)
-        events: list[Event] = [{"type": "card_played", "seat": seat, "card": card}]
+        events: list[Event] = [CardPlayed(seat=seat, card=card)]
         if len(self.trick) < 4:
             self.to_act = left_of(seat)
-            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+            events.append(self._turn())
             return events
         # R11: four cards down.
         winner = rules.trick_winner(self.leader, self.trick)
         number = len(self.tricks) + 1
         self.tricks.append({"leader": self.leader, "cards": self.trick, "winner": winner})
-        events.append(
-            {"type": "trick_done", "number": number, "leader": self.leader,
-             "cards": list(self.trick), "winner": winner}
-        )
+        events.append(TrickDone(number=number, leader=self.leader, cards=list(self.trick),
+                                winner=winner))
         self.trick = []
         self.leader = rules.next_leader(self.leader, winner)
         if number < rules.TRICKS_PER_DEAL:
             self.to_act = self.leader
-            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+            events.append(self._turn())
             return events
         return events + self._end_deal()
 
@@ -223,12 +283,11 @@ class Match:
             "points": score.points,
             "mordienne": score.mordienne,
         })
-        events: list[Event] = [{
-            "type": "deal_scored", "deal_number": self.deal_number, "dealer": self.dealer,
-            "trick_counts": list(score.trick_counts), "winner": score.winner,
-            "points": list(score.points), "mordienne": score.mordienne,
-            "totals": list(self.points),
-        }]
+        events: list[Event] = [DealScored(
+            deal_number=self.deal_number, dealer=self.dealer,
+            trick_counts=list(score.trick_counts), winner=score.winner,
+            points=list(score.points), mordienne=score.mordienne, totals=list(self.points),
+        )]
         target = self.options.target_points
         finished = (
             max(self.points) >= target if target is not None
@@ -237,10 +296,10 @@ class Match:
         if finished:
             self.phase = Phase.MATCH_OVER
             self.to_act = None
-            events.append(
-                {"type": "match_over", "points": list(self.points),
-                 "result": rules.match_result(self.points)}
-            )
+            # The R17 record names the players, which only the server knows: it fills
+            # ``record`` in (server/mutations.py); the engine's own copy is empty.
+            events.append(MatchOver(points=list(self.points),
+                                    result=rules.match_result(self.points), record={}))
             return events
         return events + self._start_deal(self.deal_number + 1, left_of(self.dealer))
 
@@ -251,15 +310,15 @@ class Match:
         if type(action.vote) is not bool:
             raise InvalidAction("a chanter vote is true or false")
         self.votes[seat] = action.vote
-        events: list[Event] = [{"type": "chanter_vote", "seat": seat, "vote": action.vote}]
+        events: list[Event] = [ChanterVoted(seat=seat, vote=action.vote)]
         if not action.vote:
             self._begin_play()
-            events.append({"type": "chanter_result", "accepted": False})
-            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+            events.append(ChanterResult(accepted=False))
+            events.append(self._turn())
             return events
         if seat != self.dealer:
             self.to_act = left_of(seat)
-            events.append({"type": "turn", "seat": self.to_act, "phase": "chanter_vote"})
+            events.append(self._turn())
             return events
         # All four agreed: the talon goes one at a time to the dealer's left and the dealer.
         first, dealer = left_of(self.dealer), self.dealer
@@ -269,10 +328,10 @@ class Match:
         self.talon = []
         self.phase = Phase.CHANTER_DISCARD
         self.to_act = first
-        events.append({"type": "chanter_result", "accepted": True})
+        events.append(ChanterResult(accepted=True))
         for s in (first, dealer):
-            events.append({"type": "talon_dealt", "seat": s, "cards": given[s], "to": [s]})
-        events.append({"type": "turn", "seat": first, "phase": "chanter_discard"})
+            events.append(Private(TalonDealt(seat=s, cards=given[s]), (s,)))
+        events.append(self._turn())
         return events
 
     def _discard(self, action: Discard) -> list[Event]:
@@ -295,15 +354,12 @@ class Match:
         for c in cards:
             self.hands[seat].remove(c)
         self.discards[seat] = cards
-        events: list[Event] = [
-            {"type": "chanter_discarded", "seat": seat},
-        ]
+        events: list[Event] = [ChanterDiscarded(seat=seat)]
         if seat == left_of(self.dealer):
             self.to_act = self.dealer
-            events.append({"type": "turn", "seat": self.dealer, "phase": "chanter_discard"})
         else:
             self._begin_play()
-            events.append({"type": "turn", "seat": self.to_act, "phase": "play"})
+        events.append(self._turn())
         return events
 
     def _signal(self, action: Signal) -> list[Event]:
@@ -328,13 +384,12 @@ class Match:
                 if rng.random() < self.options.signal_risk:
                     to.append(opp)
         self.signal_count += 1
-        record = {"deal": self.deal_number, "from_seat": seat, "signal": action.signal,
-                  "n": n, "to": sorted(to)}
-        self.signals.append(record)
+        signal = cast(SignalId, action.signal)   # one of SIGNALS: checked above
+        self.signals.append({"deal": self.deal_number, "from_seat": seat, "signal": signal,
+                             "n": n, "to": sorted(to)})
         # The sender hears back what it sent, never who noticed it (R16).
-        return [{"type": "signal", "from_seat": seat, "signal": action.signal, "n": n,
-                 "to": sorted(to)},
-                {"type": "signal_sent", "signal": action.signal, "n": n, "to": [seat]}]
+        return [Private(SignalReceived(from_seat=seat, signal=signal, n=n), tuple(sorted(to))),
+                Private(SignalSent(signal=signal, n=n), (seat,))]
 
     # ------------------------------------------------------------------ storage
 

@@ -10,6 +10,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from protocol.vocab import MatchResult
+
 from .cards import ALL_CARDS, STRENGTH
 from .seats import left_of, team_of
 
@@ -152,7 +154,7 @@ def score_deal(winners: Sequence[int | None], mordienne_on: bool = True) -> Deal
     return DealScore(counts, winner, points, scored == 2)
 
 
-def match_result(points: Sequence[int]) -> str:
+def match_result(points: Sequence[int]) -> MatchResult:
     """R14: the team with more points wins; equal totals are a draw."""
     if points[0] > points[1]:
         return "team0"

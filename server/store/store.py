@@ -59,6 +59,16 @@ def decode_log_entry(raw: bytes) -> tuple[int, bytes]:
     return int.from_bytes(raw[:_SEQ_BYTES], "big"), raw[_SEQ_BYTES:]
 
 
+def _text(raw: bytes | str) -> str:
+    """A Redis reply as text (this client answers bytes; redis-py's types allow str too)."""
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def _blob(raw: bytes | str) -> bytes:
+    """A Redis reply as bytes (see :func:`_text`)."""
+    return raw if isinstance(raw, bytes) else raw.encode()
+
+
 def _nonce() -> bytes:
     """A per-call id that lets a retried script recognise its own earlier success."""
     return os.urandom(12)
@@ -236,12 +246,12 @@ class Store:
             lambda: self.redis.hmget(self.keys.doc(table_id), "version", "doc"))
         if version is None or doc is None:
             return None
-        return int(version), doc
+        return int(version), _blob(doc)
 
     async def table_ids(self) -> list[str]:
         """Ids in the table index, sorted (may include an id whose create was cut off)."""
         raw = await self._proven("list tables", lambda: self.redis.smembers(self.keys.tables))
-        return sorted(m.decode() for m in raw)
+        return sorted(_text(m) for m in raw)
 
     async def commit(
         self,
@@ -399,7 +409,7 @@ class Store:
         """``{"<process>|<player>": connections}`` at a table, over every process."""
         raw = await self._proven(f"presence at {table_id}",
                                  lambda: self.redis.hgetall(self.keys.present(table_id)))
-        return {k.decode(): int(v) for k, v in raw.items()}
+        return {_text(k): int(v) for k, v in raw.items()}
 
     async def publish_closed(self, table_id: str, process: str) -> None:
         """Tell the other processes a table is gone (its keys were just deleted)."""
@@ -422,14 +432,14 @@ class Store:
                 pipe.zremrangebyscore(self.keys.procs, "-inf", f"({since - 3600}")
                 pipe.zrangebyscore(self.keys.procs, since, "+inf")
                 _, raw = await pipe.execute()
-        return [p.decode() for p in raw]
+        return [_text(p) for p in raw]
 
     async def load_replies(self, table_id: str, player_id: str) -> list[bytes]:
         """A player's remembered reply entries at this table, newest first."""
         raw = await self._proven(
             f"load replies at table {table_id}",
             lambda: self.redis.lrange(self.keys.replies(table_id, player_id), 0, -1))
-        return list(raw)
+        return [_blob(r) for r in raw]
 
     # -- finished-match records ---------------------------------------------------
 
@@ -452,9 +462,9 @@ class Store:
     async def load_record(self, table_id: str, match: int | None = None) -> bytes | None:
         """The table's latest stored record, or that of match number ``match``; ``None``
         if never saved, or expired."""
-        raw: bytes | None = await self._proven(
+        raw = await self._proven(
             f"load record {table_id}", lambda: self.redis.get(self.keys.record(table_id, match)))
-        return raw
+        return None if raw is None else _blob(raw)
 
     async def record_ids(self) -> list[str]:
         """Ids of records not yet expired, sorted."""
@@ -463,7 +473,7 @@ class Store:
                 pipe.zremrangebyscore(self.keys.records, "-inf", f"({time.time()}")
                 pipe.zrange(self.keys.records, 0, -1)
                 _, raw = await pipe.execute()
-        return sorted(m.decode() for m in raw)
+        return sorted(_text(m) for m in raw)
 
     # -- sessions -----------------------------------------------------------------
 
@@ -511,7 +521,7 @@ class Store:
         """The current token digest of a session, or None (expired)."""
         raw = await self._proven(f"read session {player_id}",
                                  lambda: self.redis.hget(self.keys.session(player_id), "current"))
-        return None if raw is None else raw.decode()
+        return None if raw is None else _text(raw)
 
     async def touch_session(self, player_id: str, ttl_s: int) -> None:
         """A long-lived connection keeps its session from expiring."""

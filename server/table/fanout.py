@@ -81,7 +81,7 @@ def head_payloads(state: TableState, match: Match | None, player: str,
     if match is not None:
         seat = state.seat_of(player)
         v = view(match, seat) if seat is not None else spectator_view(match)
-        payloads.append(protocol.Snapshot(view=protocol.view_from_dict(v)))
+        payloads.append(protocol.Snapshot(view=v))
     history = chat.history(state, player)
     if history is not None:
         payloads.append(history)

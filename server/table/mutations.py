@@ -15,11 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 import protocol
 from protocol import CommandError, ErrorCode, EventPayload
 from protocol.fields import BotLevel
 from protocol.results import LeaveResult, SeatResult, TableResult
-from server.game import Action, Match, fair
+from server.game import Action, Event, Match, Private, fair
 from server.game.record import export_record
 
 from .state import SeatState, SeedMaterial, TableState
@@ -85,17 +87,19 @@ class Work:
         self.emit(protocol.TableChanged(table=self.state.info(self.spectators)))
 
     def apply(self, action: Action) -> None:
-        """Apply an engine action; its events become typed payloads here, at the boundary
-        (the engine speaks plain data, the shell speaks protocol structs)."""
+        """Apply an engine action and keep its events (the engine speaks protocol structs)."""
         assert self.match is not None
-        for raw in self.match.apply(action):
-            self.emit_engine(raw)
+        for event in self.match.apply(action):
+            self.emit_engine(event)
 
-    def emit_engine(self, raw: dict[str, Any]) -> None:
-        to = raw.pop("to", None)
-        if raw["type"] == "match_over":
-            raw["record"] = self.record()
-        self.emit(protocol.event_from_dict(raw), tuple(to) if to is not None else None)
+    def emit_engine(self, event: Event) -> None:
+        match event:
+            case Private(payload, to):
+                self.emit(payload, to)
+            case protocol.MatchOver():   # the engine leaves the R17 record to us
+                self.emit(msgspec.structs.replace(event, record=self.record()))
+            case _:
+                self.emit(event)
 
     def record(self) -> dict[str, Any]:
         """The R17 record of the match, with the seats' names; once the match is over, its

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 #: Content types of the files the client is made of (nothing else is served).
 TYPES = {
@@ -220,11 +221,11 @@ def is_upgrade(request: Request) -> bool:
     return "websocket" in request.headers.get("Upgrade", "").lower()
 
 
-def ws_origins(allowed: list[str]) -> list[str | None] | None:
+def ws_origins(allowed: list[str]) -> list[Origin | None] | None:
     """The ``origins`` argument of websockets' ``serve``: the explicit list (plus None, for
     clients that send no ``Origin``), or None when the default same-origin rule applies
     (it needs the ``Host`` header, so :func:`handler` checks it)."""
-    return [None, *allowed] if allowed else None
+    return [None, *(Origin(o) for o in allowed)] if allowed else None
 
 
 def handler(allowed_origins: str) -> Callable[[Request], Response | None]:

@@ -26,9 +26,9 @@ def play_out(levels: list[str], seed: int, options: Options) -> Match:
             for sig in choose_signals(levels[s], v, random.Random(seed)):
                 assert sig.seat == s
                 if sig.signal in SIGNAL_CARD:
-                    assert SIGNAL_CARD[sig.signal] in v["hand"]        # R15: truthful
+                    assert SIGNAL_CARD[sig.signal] in v.hand        # R15: truthful
                 if sig.signal == "aces":
-                    assert sig.n == sum(1 for c in v["hand"] if c[0] == "1")
+                    assert sig.n == sum(1 for c in v.hand if c[0] == "1")
                 m.apply(sig)
         seat = m.to_act
         assert seat is not None
@@ -71,7 +71,7 @@ def test_signals_sent_once_per_deal_and_never_when_off() -> None:
     assert first, "a bot announces its important cards (or a useless hand)"
     for sig in first:
         m.apply(sig)
-    assert choose_signals("normal", view(m, v["viewer"]), random.Random(0)) == []
+    assert choose_signals("normal", view(m, v.viewer), random.Random(0)) == []
     off, _ = Match.new(Options(deals=1, signals="off"), 5)
     for s in range(4):
         assert choose_signals("expert", view(off, s), random.Random(0)) == []

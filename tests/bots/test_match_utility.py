@@ -4,17 +4,22 @@ chanter vote (R9) is an evaluation of the same objective."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
+import msgspec
+
+from protocol import TableOptions, TableView
 from server.bots.expert import MATCH_WEIGHT, deal_utility, expert_vote
 from server.bots.knowledge import MAJEURE_CARDS
 from server.game import Match, Options, view
 
 
 def _view(points: list[int], deal: int, deals: int = 5, target: int | None = None
-          ) -> dict[str, Any]:
-    return {"options": {"deals": deals, "target_points": target}, "points": points,
-            "deal_number": deal}
+          ) -> TableView:
+    """A seat's view with the match's length and score as given (the rest is a new deal's)."""
+    m, _ = Match.new(Options(deals=1), 0)
+    return msgspec.structs.replace(view(m, 0), options=TableOptions(deals=deals,
+                                                                     target_points=target),
+                                   points=points, deal_number=deal)
 
 
 def test_points_before_the_last_deal() -> None:
@@ -57,7 +62,7 @@ def test_chanter_vote_by_evaluation_is_deterministic_and_sane() -> None:
             v = view(m, s)
             vote = expert_vote(v, random.Random(seed))
             assert vote == expert_vote(v, random.Random(seed))
-            if sum(c in MAJEURE_CARDS for c in v["hand"]) >= 3:
+            if sum(c in MAJEURE_CARDS for c in v.hand) >= 3:
                 strong += 1
                 assert vote is False
     assert strong >= 3

@@ -24,7 +24,7 @@ import pytest
 import protocol
 from client_cli.model import TableModel
 from server.bots import ALL_LEVELS, REFERENCE_LEVELS, Budget, choose_action, choose_signals, decide
-from server.game import SIGNAL_CARD, Discard, Match, Options, Play, Signal, view
+from server.game import SIGNAL_CARD, Discard, Event, Match, Options, Play, Private, Signal, view
 
 FAST = Budget(steps=300, worlds_cap=4)
 _MODES = ("off", "private", "risky")
@@ -44,11 +44,11 @@ def _options(i: int) -> Options:
 def _check_signals(sigs: list[Signal] | tuple[Signal, ...], v: dict[str, Any]) -> None:
     """R15: a bot signals only for itself and only what its view says it holds."""
     for sig in sigs:
-        assert sig.seat == v["viewer"]
+        assert sig.seat == v.viewer
         if sig.signal in SIGNAL_CARD:
-            assert SIGNAL_CARD[sig.signal] in v["hand"]
+            assert SIGNAL_CARD[sig.signal] in v.hand
         if sig.signal == "aces":
-            assert sig.n == sum(1 for c in v["hand"] if c[0] == "1")
+            assert sig.n == sum(1 for c in v.hand if c[0] == "1")
 
 
 def _check_action(m: Match, seat: int, action: Any) -> None:
@@ -115,12 +115,14 @@ def test_every_level_never_fails_soak(level: str) -> None:
         assert _drive_engine(seats, seed + 7, _options(seed)).over
 
 
-def _wire(event: dict[str, Any]) -> dict[str, Any]:
-    """An engine event as a client decodes it off the wire (unknown keys dropped)."""
-    clean = {k: v for k, v in event.items() if k != "to"}
-    if clean["type"] == "match_over":
-        clean["record"] = {}
-    return protocol.to_dict(protocol.event_from_dict(clean))
+def _wire(event: Event) -> protocol.EventPayload:
+    """An engine event as a client decodes it off the wire (its audience left behind)."""
+    payload = event.payload if isinstance(event, Private) else event
+    decoded = protocol.decode_server(protocol.encode(protocol.Event(table="t", seq=1,
+                                                                    event=payload)))
+    assert isinstance(decoded, protocol.Event) and decoded.event is not None
+    assert not isinstance(decoded.event, protocol.UnknownEvent)
+    return decoded.event
 
 
 def _drive_models(levels: list[str], seed: int, options: Options) -> Match:
@@ -129,8 +131,7 @@ def _drive_models(levels: list[str], seed: int, options: Options) -> Match:
     m, _ = Match.new(options, seed)
     models = {s: TableModel("t", seat=s) for s in range(4)}
     for s, model in models.items():
-        model.apply({"type": "snapshot",
-                     "view": protocol.to_dict(protocol.view_from_dict(view(m, s)))})
+        model.apply(_wire(protocol.Snapshot(view=view(m, s))))
     rng = random.Random(seed)
 
     def ask_all() -> None:
@@ -141,10 +142,10 @@ def _drive_models(levels: list[str], seed: int, options: Options) -> Match:
             if model.my_turn:
                 choose_action(levels[s], copy.deepcopy(v), rng, FAST)
 
-    def feed(events: list[dict[str, Any]]) -> None:
+    def feed(events: list[Event]) -> None:
         for event in events:
             for s, model in models.items():
-                if "to" not in event or s in event["to"]:
+                if not isinstance(event, Private) or s in event.to:
                     model.apply(_wire(event))
             ask_all()
 
@@ -174,7 +175,7 @@ def test_a_view_without_its_hand_gets_no_action_and_no_error() -> None:
     that stalled network bots); there is simply nothing to decide yet."""
     m, _ = Match.new(Options(deals=1, first_dealer=3, signals="private"), 4)
     v = view(m, 0)
-    v["hand"] = []
+    v.hand = []
     for level in ALL_LEVELS:
         d = decide(level, copy.deepcopy(v), random.Random(0), FAST)
         assert d.action is None and d.signals == ()

@@ -114,7 +114,7 @@ def test_spoil_by_matching_when_opponent_would_take_the_deal(level: str) -> None
     matching it spoils the trick (R11) and keeps the deal open; dumping loses it."""
     m = scripted(SPOIL_HANDS, SPOIL_PLAYS)
     v = view(m, 3)
-    assert v["trick_counts"] == [2, 2, 1, 1]
-    assert [t["winner"] for t in v["tricks"]] == [1, 1, 2, 3, 0, 0, None]
+    assert v.trick_counts == [2, 2, 1, 1]
+    assert [t.winner for t in v.tricks] == [1, 1, 2, 3, 0, 0, None]
     assert m.to_act == 3
     assert card_of(level, m) == "1e"

@@ -31,7 +31,7 @@ _BUDGET = Budget(steps=1000, worlds_cap=10)
 
 
 def _lowest(v: dict) -> int:  # type: ignore[type-arg]
-    return min(STRENGTH[c] for c in v["hand"])
+    return min(STRENGTH[c] for c in v.hand)
 
 
 def test_registry_has_the_reference_levels() -> None:
@@ -81,7 +81,7 @@ def test_greedy_spoils_an_opponents_trick_by_tying() -> None:
     """R11: seat 1 cannot beat the opponent's ace but holds one; a tie spoils the trick."""
     m = scripted(fill([["1o"], ["1e", "Rb"], [], []]), ["1o"])
     v = view(m, 1)
-    assert max(STRENGTH[c] for c in v["hand"]) == STRENGTH["1e"]
+    assert max(STRENGTH[c] for c in v.hand) == STRENGTH["1e"]
     assert greedy_card(v) == "1e"
 
 
@@ -136,9 +136,9 @@ def _positions(seed: int) -> list[dict]:  # type: ignore[type-arg]
 def test_pimc_is_legal_and_deterministic(seed: int) -> None:
     for v in _positions(seed):
         a = pimc_card(v, random.Random(7))
-        assert a in v["hand"]
+        assert a in v.hand
         assert pimc_card(v, random.Random(7)) == a
-        assert greedy_card(v) in v["hand"]
+        assert greedy_card(v) in v.hand
 
 
 def test_pimc_spoils_when_an_opponent_would_take_the_deal() -> None:

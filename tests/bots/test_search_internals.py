@@ -145,10 +145,10 @@ def test_sampled_worlds_respect_view_and_signals() -> None:
     for _ in range(200):
         world = sample_world(k, rng)
         assert world is not None
-        assert world[0] == v["hand"]
-        seen = set(v["hand"])
+        assert world[0] == v.hand
+        seen = set(v.hand)
         for s in (1, 2, 3):
-            assert len(world[s]) == v["hand_sizes"][s]
+            assert len(world[s]) == v.hand_sizes[s]
             assert not set(world[s]) & seen
             seen |= set(world[s])
         assert set(sent) <= set(world[2])

@@ -98,7 +98,7 @@ def test_no_mordienne_plan_when_off_or_after_a_trick_won() -> None:
     assert not mordienne_plan(view(scripted(PLANNER, [], mordienne=False), 0))
     m = scripted(PLANNER, ["3o", "2c", "9o", "2e"], signals="private")  # seat 0 wins
     v = view(m, 0)
-    assert v["tricks"][-1]["winner"] == 0
+    assert v.tricks[-1].winner == 0
     assert not mordienne_plan(v)
 
 

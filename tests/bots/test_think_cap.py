@@ -13,13 +13,14 @@ from collections.abc import Callable
 
 import pytest
 
+from protocol import TableView
 from server import bots
 from server.bots import expert
-from server.bots.base import DEFAULT_BUDGET, View
+from server.bots.base import DEFAULT_BUDGET
 from server.game import Match, Options, Play, view
 
 
-def _first_lead(seed: int) -> View:
+def _first_lead(seed: int) -> TableView:
     m, _ = Match.new(Options(deals=1, first_dealer=3), seed)
     assert m.to_act is not None
     return view(m, m.to_act)
@@ -57,7 +58,7 @@ def test_without_a_cap_the_expert_never_reads_the_clock(clock: Install) -> None:
     c = clock(None)
     card = expert.expert_card(v, random.Random("s"), DEFAULT_BUDGET)
     assert c.readings == 0                  # the arena's decisions depend on steps alone
-    assert card in v["hand"]
+    assert card in v.hand
 
 
 def test_a_cap_never_reached_changes_nothing(clock: Install) -> None:

@@ -36,8 +36,8 @@ async def test_resend_after_restart_same_connection(redis_url: str, key_prefix: 
     played: list[tuple[int, int, str]] = []
 
     def on_event(model: TableModel, seq: int, event: Any, before: Any) -> None:
-        if event and event["type"] == "card_played":
-            played.append((seq, event["seat"], event["card"]))
+        if isinstance(event, protocol.CardPlayed):
+            played.append((seq, event.seat, event.card))
         changed.set()
 
     def on_status(kind: str, text: str) -> None:
@@ -59,7 +59,7 @@ async def test_resend_after_restart_same_connection(redis_url: str, key_prefix: 
         model = conn.tables[table]
         await wait_for(lambda: model.my_turn, changed)
         assert model.view is not None
-        card = model.view["hand"][0]
+        card = model.view.hand[0]
         token = conn.token
 
         # The server goes away (1001: going away): the client starts reconnecting.
@@ -88,7 +88,7 @@ async def test_resend_after_restart_same_connection(redis_url: str, key_prefix: 
             assert exc.code in ("card_not_in_hand", "not_your_turn")
         seqs = [seq for seq, _, _ in played]
         assert seqs == sorted(set(seqs))                  # no duplicates, in order
-        assert model.view is not None and card not in model.view["hand"]
+        assert model.view is not None and card not in model.view.hand
     finally:
         await conn.close()
         await server_cm.__aexit__(None, None, None)

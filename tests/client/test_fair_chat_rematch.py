@@ -10,6 +10,7 @@ import json
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from rich.console import Console, RenderableType
 
@@ -17,10 +18,13 @@ import protocol
 from client_cli import render
 from client_cli.commands import InputError, resolve_sender
 from client_cli.model import TableModel
+from protocol import SeatInfo, TableInfo, TableOptions
+from protocol.vocab import TableStatus
 from server.game import Match, Options, fair, view
 from server.game.record import export_record
+from server.game.views import table_options
 
-from .test_model import expected, model_view, wire
+from .test_model import expected, model_view, sees, wire
 
 SECRET, SALT = "ab" * 32, "cd" * 16
 COMMITMENT = fair.commitment(SECRET, SALT)
@@ -33,23 +37,31 @@ def text(*items: RenderableType) -> str:
     return " ".join(str(console.file.getvalue()).split())  # type: ignore[attr-defined]
 
 
-def info(status: str = "waiting", commitment: str | None = COMMITMENT,
-         rematch: list[int] | None = None) -> dict[str, Any]:
-    seats = [{"kind": "human", "name": n, "level": None, "connected": True}
+def info(status: TableStatus = "waiting", commitment: str | None = COMMITMENT,
+         rematch: list[int] | None = None) -> TableInfo:
+    seats = [SeatInfo(kind="human", name=n, level=None, connected=True)
              for n in ("Ana", "Bo", "Cy", "Di")]
-    return {"table": "t1", "name": "Friday", "options": {"deals": 1, "first_dealer": 3},
-            "seats": seats, "status": status, "match": 0, "next_commitment": commitment,
-            "rematch": rematch or []}
+    return TableInfo(table="t1", name="Friday", options=TableOptions(deals=1, first_dealer=3),
+                     seats=seats, status=status, match=0, next_commitment=commitment,
+                     rematch=rematch or [])
 
 
 def committed(contributions: list[str | None], commitment: str = COMMITMENT,
-              number: int = 1) -> dict[str, Any]:
-    return {"type": "deals_committed", "match": number, "commitment": commitment,
-            "contributions": contributions}
+              number: int = 1) -> protocol.DealsCommitted:
+    return protocol.DealsCommitted(match=number, commitment=commitment,
+                                   contributions=contributions)
 
 
-def chat(text_: str, seat: int | None, name: str, sender: str) -> dict[str, Any]:
-    return {"type": "chat", "from_seat": seat, "name": name, "text": text_, "sender": sender}
+def chat(text_: str, seat: int | None, name: str, sender: str) -> protocol.ChatMessage:
+    return protocol.ChatMessage(from_seat=seat, name=name, text=text_, sender=sender)
+
+
+def over_the_wire(event: protocol.EventPayload) -> protocol.EventPayload | None:
+    """``event`` as a client decodes it (None: the client could not)."""
+    decoded = protocol.decode_server(protocol.encode(protocol.Event(table="t1", seq=1,
+                                                                    event=event)))
+    assert isinstance(decoded, protocol.Event)
+    return None if isinstance(decoded.event, protocol.UnknownEvent) else decoded.event
 
 
 def play_out(match: Match, models: dict[int | None, TableModel], rng: random.Random) -> None:
@@ -58,7 +70,7 @@ def play_out(match: Match, models: dict[int | None, TableModel], rng: random.Ran
         assert seat is not None
         for event in match.apply(rng.choice(match.legal_actions(seat))):
             for s, m in models.items():
-                if "to" not in event or (s is not None and s in event["to"]):
+                if sees(event, s):
                     m.apply(wire(event))
 
 
@@ -73,21 +85,21 @@ def test_a_rematch_starts_a_fresh_view_that_follows_the_engine(seed: int) -> Non
     options = Options(deals=1, partner_draw=seed % 2 == 1, chanter=seed >= 2)
     models: dict[int | None, TableModel] = {s: TableModel("t1", seat=s)
                                             for s in (0, 1, 2, 3, None)}
-    table = {**info("playing"), "options": options.to_dict()}
+    table = msgspec.structs.replace(info("playing"), options=table_options(options))
     for number in (1, 2):
         match, opening = Match.new(options, f"seed-{seed}-{number}")
         for m in models.values():
-            m.apply({"type": "table_changed", "table": table})
+            m.apply(protocol.TableChanged(table=table))
             m.apply(committed([None] * 4, number=number))
             assert m.view is None and m.match == number
             for event in opening:
-                if "to" not in event or (m.seat is not None and m.seat in event["to"]):
+                if sees(event, m.seat):
                     m.apply(wire(event))
         models = {m.seat: m for m in models.values()}
         play_out(match, models, rng)
         for s, m in models.items():
             assert model_view(m, s) == expected(match, s)
-            assert m.view is not None and len(m.view["deals"]) == 1
+            assert m.view is not None and len(m.view.deals) == 1
 
 
 # ---------------------------------------------------------------- chat in the model
@@ -99,12 +111,12 @@ def test_chat_is_kept_apart_from_the_view_with_who_said_it() -> None:
     m.apply(chat("psst", None, "Sam", "5" * 16))
     m.apply(chat("hi Ana", 1, "Bo", "b" * 16))
     assert m.view is None                                  # no match view was made up
-    assert [c["text"] for c in m.chat] == ["hello", "psst", "hi Ana"]
+    assert [c.text for c in m.chat] == ["hello", "psst", "hi Ana"]
     assert m.speakers == {"a" * 16: ("Ana", 0), "5" * 16: ("Sam", None),
                           "b" * 16: ("Bo", 1)}
     for i in range(300):
         m.apply(chat(f"n{i}", 0, "Ana", "a" * 16))
-    assert len(m.chat) == TableModel.CHAT_KEPT and m.chat[-1]["text"] == "n299"
+    assert len(m.chat) == TableModel.CHAT_KEPT and m.chat[-1].text == "n299"
 
 
 def test_mute_names_a_speaker_by_name_seat_or_id() -> None:
@@ -139,20 +151,20 @@ def test_a_heads_chat_history_replaces_the_log_and_marks_our_own_lines() -> None
     in its seat as theirs."""
     m = TableModel("t1", seat=None, info=info())
     m.apply(chat("stale", 0, "Ana", "a" * 16))
-    history = {"type": "chat_history", "sender": "5" * 16, "lines": [
-        chat("hello", 2, "Old", "d" * 16), chat("psst", None, "Sam", "5" * 16)]}
+    history = protocol.ChatHistory(sender="5" * 16, lines=[
+        chat("hello", 2, "Old", "d" * 16), chat("psst", None, "Sam", "5" * 16)])
     m.apply(history)                  # the connection applies, then the screen shows
     words = text(*render.event_lines(m, history))
     assert words == "2 earlier chat lines at this table: `chat` shows them."
-    assert [c["text"] for c in m.chat] == ["hello", "psst"]
+    assert [c.text for c in m.chat] == ["hello", "psst"]
     assert m.my_sender == "5" * 16
     assert text(*render.event_lines(m, chat("again", None, "Sam", "5" * 16))) == (
         "[chat] you: again")
     sat = TableModel("t1", seat=2, info=info())
-    sat.apply({**history, "sender": "e" * 16})
+    sat.apply(msgspec.structs.replace(history, sender="e" * 16))
     assert text(render.chat_line(sat, sat.chat[0])) == "[chat] Old: hello"
     assert text(render.chat_line(sat, chat("mine", 2, "Cy", "e" * 16))) == "[chat] you: mine"
-    assert protocol.event_from_dict(history) == protocol.ChatHistory(
+    assert over_the_wire(history) == protocol.ChatHistory(
         lines=[protocol.ChatMessage(from_seat=2, name="Old", text="hello", sender="d" * 16),
                protocol.ChatMessage(from_seat=None, name="Sam", text="psst",
                                     sender="5" * 16)],
@@ -202,8 +214,8 @@ def finished_match(contributions: list[str | None]) -> tuple[Match, dict[str, An
 def test_r8a_at_the_end_the_client_verifies_the_record_it_was_sent() -> None:
     contributions: list[str | None] = [None, "beef", None, None]
     match, record = finished_match(contributions)
-    over = {"type": "match_over", "points": match.points, "result": match.result,
-            "record": record}
+    assert match.result is not None
+    over = protocol.MatchOver(points=match.points, result=match.result, record=record)
     m = TableModel("t1", seat=1, info=info())
     m.contributing("beef")
     m.apply(committed(contributions))
@@ -213,7 +225,7 @@ def test_r8a_at_the_end_the_client_verifies_the_record_it_was_sent() -> None:
     words = text(*render.event_lines(m, over))
     assert "Fair deals (R8a): every deal followed from the seed committed before" in words
     forged = copy.deepcopy(over)
-    forged["record"]["fair"]["salt"] = "e" * 32
+    forged.record["fair"]["salt"] = "e" * 32
     m.apply(committed(contributions))
     m.view = view(match, 1)
     m.apply(forged)
@@ -227,10 +239,10 @@ def test_r8a_at_the_end_the_client_verifies_the_record_it_was_sent() -> None:
 def test_rematch_words() -> None:
     m = TableModel("t1", seat=0, info=info("finished"))
     m.info = info("finished", rematch=[1])
-    line = text(*render.event_lines(m, {"type": "rematch_accepted", "seat": 1}))
+    line = text(*render.event_lines(m, protocol.RematchAccepted(seat=1)))
     assert line == "Bo wants a rematch: type `r` (or `rematch`) to play again."
     m.info = info("finished", rematch=[1, 0])
-    line = text(*render.event_lines(m, {"type": "rematch_accepted", "seat": 0}))
+    line = text(*render.event_lines(m, protocol.RematchAccepted(seat=0)))
     assert line == "You asked for a rematch; waiting for Cy and Di."
     m.apply(committed([None] * 4, number=2))          # the app applies, then renders
     opening = text(*render.event_lines(m, committed([None] * 4, number=2)))
@@ -240,5 +252,5 @@ def test_rematch_words() -> None:
 def test_the_protocol_decodes_what_the_tests_feed_the_model() -> None:
     """The events above are the wire's (a client never sees anything else)."""
     for event in (committed(["ab", None, None, None]), chat("x", None, "Sam", "5" * 16),
-                  {"type": "rematch_accepted", "seat": 2}):
-        assert protocol.to_dict(protocol.event_from_dict(event)) == event
+                  protocol.RematchAccepted(seat=2)):
+        assert over_the_wire(event) == event

@@ -11,44 +11,52 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 import pytest
 
 import protocol
 from client_cli.model import TableModel
-from server.game import ChanterVote, Discard, Match, Options, Play, Signal, view
+from protocol import EventPayload, SeatInfo, TableInfo, TableOptions, TableView
+from server.game import ChanterVote, Discard, Event, Match, Options, Play, Private, Signal, view
 from server.game.views import spectator_view
 from server.table.state import ENGINE_OPTIONS
 
-WIRE_FIELDS = set(protocol.TableView.__struct_fields__)
+
+def wire(event: Event) -> EventPayload:
+    """An engine event as a client receives it: its payload (the audience stays on the
+    server), encoded and decoded as the wire does."""
+    payload = event.payload if isinstance(event, Private) else event
+    frame = protocol.encode(protocol.Event(table="t", seq=1, event=payload))
+    decoded = protocol.decode_server(frame)
+    assert isinstance(decoded, protocol.Event) and decoded.event is not None
+    assert not isinstance(decoded.event, protocol.UnknownEvent)
+    return decoded.event
 
 
-def wire(event: dict[str, Any]) -> dict[str, Any]:
-    """An engine event as a client decodes it off the wire (unknown keys dropped)."""
-    clean = {k: v for k, v in event.items() if k != "to"}
-    if clean["type"] == "match_over":
-        clean["record"] = {}  # the server adds the R17 record
-    return protocol.to_dict(protocol.event_from_dict(clean))
+def sees(event: Event, seat: int | None) -> bool:
+    """Whether ``seat`` (None: a spectator) receives ``event``."""
+    return not isinstance(event, Private) or (seat is not None and seat in event.to)
 
 
-def snapshot(match: Match, seat: int | None) -> dict[str, Any]:
+def snapshot(match: Match, seat: int | None) -> EventPayload:
     v = view(match, seat) if seat is not None else spectator_view(match)
-    return {"type": "snapshot", "view": protocol.to_dict(protocol.view_from_dict(v))}
+    return wire(protocol.Snapshot(view=v))
 
 
-def expected(match: Match, seat: int | None) -> dict[str, Any]:
-    v = view(match, seat) if seat is not None else spectator_view(match)
-    keys = WIRE_FIELDS | ({"discarded", "signals_sent"} if seat is not None else set())
-    out = protocol.to_dict(protocol.view_from_dict(v)) | {k: v[k] for k in keys - WIRE_FIELDS}
-    out["options"] = {k: out["options"][k] for k in ENGINE_OPTIONS}
-    return out
+def _rules_only(v: TableView) -> TableView:
+    """A view with only the options that change the rules (the server's own options, such
+    as the bots' delay, are the lobby's business, not the engine's)."""
+    return msgspec.structs.replace(v, options=TableOptions(
+        **{k: getattr(v.options, k) for k in ENGINE_OPTIONS}))
 
 
-def model_view(model: TableModel, seat: int | None) -> dict[str, Any]:
-    assert model.view is not None
-    keys = WIRE_FIELDS | ({"discarded", "signals_sent"} if seat is not None else set())
-    out = {k: model.view[k] for k in keys}
-    out["options"] = {k: out["options"][k] for k in ENGINE_OPTIONS}
-    return out
+def expected(match: Match, seat: int | None) -> TableView:
+    return _rules_only(view(match, seat) if seat is not None else spectator_view(match))
+
+
+def model_view(model: TableModel, seat: int | None) -> TableView:
+    assert model.view is not None and model.view.viewer == seat
+    return _rules_only(model.view)
 
 
 def random_action(match: Match, seat: int, rng: random.Random) -> Any:
@@ -70,16 +78,15 @@ def test_models_follow_the_engine_view(seed: int) -> None:
             m.apply(snapshot(match, s))
     else:
         # Seated before the start: the lobby info, then the opening events (no snapshot).
-        info = {"table": "t", "options": {"deals": 2, "chanter": options.chanter,
-                                          "partner_draw": options.partner_draw,
-                                          "signals": options.signals, "signal_risk": 0.5,
-                                          "bot_delay_ms": 0},
-                "seats": [{"kind": "bot"}] * 4, "status": "playing"}
+        info = TableInfo(table="t", options=TableOptions(
+            deals=2, chanter=options.chanter, partner_draw=options.partner_draw,
+            signals=options.signals, signal_risk=0.5, bot_delay_ms=0),
+            seats=[SeatInfo(kind="bot")] * 4, status="playing")
         for m in models.values():
-            m.apply({"type": "table_changed", "table": info})
+            m.apply(protocol.TableChanged(table=info))
             for event in opening:
                 # R7: the partner draw moves players; the model follows its own player.
-                if "to" not in event or (m.seat is not None and m.seat in event["to"]):
+                if sees(event, m.seat):
                     m.apply(wire(event))
     for m in models.values():
         assert model_view(m, m.seat) == expected(match, m.seat)
@@ -96,12 +103,12 @@ def test_models_follow_the_engine_view(seed: int) -> None:
         events = match.apply(action)
         for event in events:
             for s, m in models.items():
-                if "to" not in event or (s is not None and s in event["to"]):
+                if sees(event, s):
                     m.apply(wire(event))
         for s, m in models.items():
             assert model_view(m, s) == expected(match, s), (s, action)
     for m in models.values():
-        assert m.view is not None and m.view["result"] == match.result
+        assert m.view is not None and m.view.result == match.result
 
 
 def test_the_turn_is_only_what_the_server_announced() -> None:
@@ -115,9 +122,9 @@ def test_the_turn_is_only_what_the_server_announced() -> None:
     card = match.hands[0][0]
     events = match.apply(Play(0, card))
     m.apply(wire(events[0]))                 # card_played, without the turn that follows
-    assert m.view is not None and m.view["to_act"] is None and not m.my_turn
+    assert m.view is not None and m.view.to_act is None and not m.my_turn
     m.apply(wire(events[1]))                 # turn: seat 1
-    assert m.view["to_act"] == 1
+    assert m.view.to_act == 1
 
 
 def test_turn_actions_are_consistent() -> None:

@@ -58,11 +58,11 @@ async def test_four_network_bots_play_a_match(inproc: Running, level: str) -> No
         codes = await asyncio.gather(*tasks)
     assert codes == [0, 0, 0, 0]
     views = [b.conn.tables[first.table].view for b in (first, *others)]
-    assert all(v is not None and v["phase"] == "match_over" for v in views)
+    assert all(v is not None and v.phase == "match_over" for v in views)
     table = inproc.hub.tables[first.table]
     assert table.match is not None and table.match.over
     # Every bot's model ends where the server's match ended (R14).
-    assert {tuple(v["points"]) for v in views if v} == {tuple(table.match.points)}
+    assert {tuple(v.points) for v in views if v} == {tuple(table.match.points)}
     assert all(s.kind == "human" for s in table.state.seats)   # nobody was replaced
     record = export_record(table.match, ["B0", "B1", "B2", "B3"])
     summary = verify_record(record)
@@ -120,8 +120,8 @@ async def test_a_network_bot_whose_hand_has_not_arrived_waits_instead_of_stoppin
 
     m, _ = Match.new(Options(deals=1, first_dealer=3), 4)
     v = seat_view(m, 0)
-    assert v["to_act"] == 0
-    v["hand"] = []
+    assert v.to_act == 0
+    v.hand = []
     bot = NetBot("ws://127.0.0.1:9", "normal", "B", quiet_console(), seed=0)
     model = TableModel(table="t", seat=0, view=v)
     assert model.my_turn
@@ -156,7 +156,7 @@ def test_a_network_expert_keeps_the_servers_cap_on_thinking(
     monkeypatch.setattr(expert, "clock", late)
     assert parse_args(["--bot", "expert"]).think_ms == 80.0
     bot, v = _expert_lead(parse_args(["--bot", "expert"]).think_ms / 1000.0)
-    assert bot.choose(v).card in v["hand"]          # type: ignore[union-attr]
+    assert bot.choose(v).card in v.hand          # type: ignore[union-attr]
     # Started, then checked once a world from MIN_WORLDS on: stopped at the first check.
     assert len(readings) == 2
 
@@ -171,6 +171,6 @@ def test_a_network_bot_told_no_cap_never_reads_the_clock(
 
     monkeypatch.setattr(expert, "clock", never)
     bot, v = _expert_lead(parse_args(["--bot", "expert", "--think-ms", "0"]).think_ms / 1000.0)
-    assert bot.choose(v).card in v["hand"]          # type: ignore[union-attr]
+    assert bot.choose(v).card in v.hand          # type: ignore[union-attr]
     with pytest.raises(SystemExit):
         parse_args(["--bot", "expert", "--think-ms", "-1"])

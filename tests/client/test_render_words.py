@@ -10,13 +10,28 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import msgspec
 from rich.console import Console, RenderableType
 
-import protocol
 from client_cli import render
 from client_cli.app import App
 from client_cli.model import TableModel
-from server.game import Match, Options, view
+from protocol import (
+    CardPlayed,
+    ChanterVoted,
+    DealScored,
+    PlayerConnected,
+    PlayerDisconnected,
+    SeatInfo,
+    TableChanged,
+    TableInfo,
+    TableOptions,
+    TrickDone,
+    TrickInfo,
+)
+from protocol.results import SeatRef
+from protocol.vocab import TableStatus
+from server.game import Match, Options, spectator_view, view
 from server.game.record import verify_record
 
 from ..records.builders import build_deal, build_record
@@ -33,33 +48,36 @@ def text(*items: RenderableType, width: int = 200) -> str:
     return str(out)
 
 
-def info(names: tuple[str, ...] = NAMES, status: str = "playing",
-         **seat_overrides: dict[str, Any]) -> dict[str, Any]:
-    seats = [{"kind": "human", "name": n, "level": None, "connected": True} for n in names]
+def info(names: tuple[str, ...] = NAMES, status: TableStatus = "playing",
+         **seat_overrides: dict[str, Any]) -> TableInfo:
+    seats = [SeatInfo(kind="human", name=n, level=None, connected=True) for n in names]
     for key, value in seat_overrides.items():
-        seats[int(key[1:])].update(value)
-    return {"table": "t1", "name": "Friday", "options": {"grace_s": 90}, "seats": seats,
-            "status": status}
+        seats[int(key[1:])] = msgspec.structs.replace(seats[int(key[1:])], **value)
+    return TableInfo(table="t1", name="Friday", options=TableOptions(grace_s=90), seats=seats,
+                     status=status)
 
 
 def model_at(seat: int | None, **kw: Any) -> TableModel:
     return TableModel("t1", seat=seat, info=info(**kw))
 
 
-def scored(winners: list[int | None], dealer: int = 3) -> tuple[dict[str, Any], list[Any]]:
+def scored(winners: list[int | None], dealer: int = 3) -> tuple[DealScored, list[TrickInfo]]:
     """A ``deal_scored`` event and the deal's tricks, scored by the engine (R12-R13a)."""
-    deal = verify_record(build_record([build_deal(dealer, winners)]))["deals"][0]
-    event = {"type": "deal_scored", "deal_number": 1, "dealer": dealer,
-             "trick_counts": deal["trick_counts"], "winner": deal["winner"],
-             "points": deal["points"], "mordienne": deal["mordienne"],
-             "totals": deal["points"]}
-    return event, deal["tricks"]
+    record = build_record([build_deal(dealer, winners)])
+    deal = verify_record(record)["deals"][0]
+    event = DealScored(deal_number=1, dealer=dealer, trick_counts=deal["trick_counts"],
+                       winner=deal["winner"], points=deal["points"],
+                       mordienne=deal["mordienne"], totals=deal["points"])
+    tricks = [TrickInfo(leader=t["leader"], cards=cards, winner=t["winner"])
+              for t, cards in zip(deal["tricks"], record["deals"][0]["tricks"], strict=True)]
+    return event, tricks
 
 
 def deal_text(seat: int | None, winners: list[int | None]) -> str:
     event, tricks = scored(winners)
     model = model_at(seat)
-    model.view = {"tricks": tricks}
+    match, _ = Match.new(Options(deals=1), 0)
+    model.view = msgspec.structs.replace(spectator_view(match), viewer=seat, tricks=tricks)
     return " ".join(text(render.deal_result(model, event)).split())
 
 
@@ -143,21 +161,20 @@ def test_names_not_numbers() -> None:
 
 def test_verbs_agree_with_you() -> None:
     model = model_at(0)
-    spoiled = {"type": "trick_done", "number": 2, "leader": 0, "cards": ["1o", "1c", "4b", "5e"],
-               "winner": None}
+    spoiled = TrickDone(number=2, leader=0, cards=["1o", "1c", "4b", "5e"], winner=None)
     assert "nobody wins it; you lead again." in render.trick_result(model, spoiled).plain
-    spoiled["leader"] = 1
-    spoiled["cards"] = ["1c", "1o", "4b", "5e"]
+    spoiled.leader = 1
+    spoiled.cards = ["1c", "1o", "4b", "5e"]
     assert "nobody wins it; Bo leads again." in render.trick_result(model, spoiled).plain
-    played = render.event_lines(model, {"type": "card_played", "seat": 0, "card": "3o"})
+    played = render.event_lines(model, CardPlayed(seat=0, card="3o"))
     assert text(*played).strip() == "you play 3o ◆ Monsieur"
-    vote = render.event_lines(model, {"type": "chanter_vote", "seat": 0, "vote": True})
+    vote = render.event_lines(model, ChanterVoted(seat=0, vote=True))
     assert text(*vote).strip() == "you want to chanter."
 
 
 def test_plurals() -> None:
-    tables = [{"table": "t1", "name": "One", "status": "waiting", "options": {"deals": 1},
-               "seats": info()["seats"]}]
+    tables = [TableInfo(table="t1", name="One", status="waiting",
+                        options=TableOptions(deals=1), seats=info().seats)]
     out = text(render.tables_table(tables, []))
     assert "1 deal," in out and "1 deals" not in out
     assert render.duration(1) == "1 second"
@@ -170,7 +187,7 @@ def test_plurals() -> None:
 
 def test_dropped_player_is_given_the_grace_period() -> None:
     model = model_at(0)
-    lines = render.event_lines(model, {"type": "player_disconnected", "seat": 1})
+    lines = render.event_lines(model, PlayerDisconnected(seat=1))
     assert text(*lines).strip() == ("Bo lost the connection: if they are not back within "
                                     "1 minute 30 seconds, a bot plays for them until they "
                                     "return.")
@@ -181,42 +198,42 @@ def test_takeover_and_return_come_from_the_seat_info() -> None:
     gone = info(s1={"connected": False})
     taken = info(s1={"connected": False, "level": "normal"})
     # The grace period ran out: a human seat, not connected, with a bot level.
-    lines = render.event_lines(model, {"type": "table_changed", "table": taken}, before=gone)
+    lines = render.event_lines(model, TableChanged(table=taken), before=gone)
     assert text(*lines).strip() == "A bot now plays for Bo until they come back."
     # Bo returns: player_connected arrives while the info still shows the takeover.
     model.info = taken
-    lines = render.event_lines(model, {"type": "player_connected", "seat": 1})
+    lines = render.event_lines(model, PlayerConnected(seat=1))
     assert text(*lines).strip() == "Bo is back: the bot gives the seat back."
     model.info = gone
-    lines = render.event_lines(model, {"type": "player_connected", "seat": 1})
+    lines = render.event_lines(model, PlayerConnected(seat=1))
     assert text(*lines).strip() == "Bo is back."
     # Already connected (a resume that was not a drop): nothing to say.
     model.info = info()
-    assert render.event_lines(model, {"type": "player_connected", "seat": 1}) == []
+    assert render.event_lines(model, PlayerConnected(seat=1)) == []
 
 
 # --------------------------------------------------------------------------- item 10
 
 
 def test_lobby_shows_live_tables_first_and_hides_finished_ones() -> None:
-    seats = info()["seats"]
-    empty = [{"kind": "empty"}] * 4
+    seats = info().seats
+    empty = [SeatInfo(kind="empty")] * 4
     tables = [
-        {"table": "tdone", "status": "finished", "seats": seats},
-        {"table": "tplay", "status": "playing", "seats": seats},
-        {"table": "tleft", "status": "waiting", "seats": empty},
-        {"table": "twait", "status": "waiting", "seats": seats},
-        {"table": "tmine", "status": "playing", "seats": seats},
-        {"table": "tgone", "status": "abandoned", "seats": seats},
+        TableInfo(table="tdone", status="finished", seats=seats),
+        TableInfo(table="tplay", status="playing", seats=seats),
+        TableInfo(table="tleft", status="waiting", seats=empty),
+        TableInfo(table="twait", status="waiting", seats=seats),
+        TableInfo(table="tmine", status="playing", seats=seats),
+        TableInfo(table="tgone", status="abandoned", seats=seats),
     ]
-    mine = [{"table": "tmine", "seat": 2}, {"table": "tdone", "seat": 0}]
+    mine = [SeatRef(table="tmine", seat=2), SeatRef(table="tdone", seat=0)]
     shown, hidden = render.lobby_order(tables, mine)
-    assert [t["table"] for t in shown] == ["tmine", "twait", "tplay"]
+    assert [t.table for t in shown] == ["tmine", "twait", "tplay"]
     assert hidden == 3
     out = text(render.tables_table(tables, mine))
     assert "2 finished tables and 1 empty table hidden: `tables all` shows them." in out
     shown, hidden = render.lobby_order(tables, mine, show_all=True)
-    assert [t["table"] for t in shown][:3] == ["tmine", "twait", "tplay"]
+    assert [t.table for t in shown][:3] == ["tmine", "twait", "tplay"]
     assert hidden == 0 and len(shown) == 6
 
 
@@ -228,14 +245,26 @@ def test_a_small_terminal_gets_a_compact_screen() -> None:
     seat = match.to_act
     assert seat is not None
     model = TableModel("t1a2b3c4d5e6f", seat=seat, info=info())
-    model.view = protocol.to_dict(protocol.view_from_dict(view(match, seat)))
+    model.view = view(match, seat)
     assert render.wants_compact(60, 20) and not render.wants_compact(100, 40)
     out = text(render.game_screen(model, compact=True), width=60)
     lines = out.rstrip("\n").split("\n")
     assert len(lines) <= 10, out
     assert all(len(line) <= 60 for line in lines), out
     assert "Trick 1 of 9" in out and "Hand:" in out and "▶ Your turn" in out
-    for code in view(match, seat)["hand"]:
+    for code in view(match, seat).hand:
         assert code in out
     full = text(render.game_screen(model), width=100)
     assert len(full.split("\n")) > len(lines) + 8
+
+
+def test_every_signal_has_its_meaning_in_the_cards_own_words() -> None:
+    """R15: one line per signal, in the rule's order; a card signal names its carte majeure
+    as the engine does (R3), so the words cannot drift from the cards."""
+    from protocol.vocab import SIGNAL_CARD, SIGNALS
+    from server.game import card_name
+
+    assert list(render.SIGNAL_MEANINGS) == list(SIGNALS)
+    for signal, card in SIGNAL_CARD.items():
+        assert render.SIGNAL_MEANINGS[signal] == f"I hold {card_name(card)} ({card})"
+    assert render.SIGNAL_MEANINGS["borgne"] == "I hold Le Borgne (2o)"

@@ -11,7 +11,19 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from server.game import ALL_CARDS, STRENGTH, Discard, Match, Options, Phase, Play, rules
+import msgspec
+
+from server.game import (
+    ALL_CARDS,
+    STRENGTH,
+    Discard,
+    Event,
+    Match,
+    Options,
+    Phase,
+    Play,
+    rules,
+)
 
 Script = list[list[str]]
 
@@ -42,9 +54,9 @@ def hands_of(script: Script) -> list[list[str]]:
     return [[trick[s] for trick in script] for s in range(4)]
 
 
-def play_trick(m: Match, by_seat: Sequence[str]) -> list[dict[str, Any]]:
+def play_trick(m: Match, by_seat: Sequence[str]) -> list[Event]:
     """Play one trick: whoever is to act plays its card from ``by_seat``, four times."""
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     for _ in range(4):
         seat = m.to_act
         assert seat is not None
@@ -52,8 +64,8 @@ def play_trick(m: Match, by_seat: Sequence[str]) -> list[dict[str, Any]]:
     return events
 
 
-def play_script(m: Match, script: Script) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
+def play_script(m: Match, script: Script) -> list[Event]:
+    events: list[Event] = []
     for trick in script:
         events += play_trick(m, trick)
     return events
@@ -126,7 +138,7 @@ def random_play(m: Match, rng: random.Random, max_actions: int | None = None) ->
 def codes_in(obj: object) -> set[str]:
     """Every card code anywhere inside a nested view/event structure (keys included)."""
     found: set[str] = set()
-    stack: list[object] = [obj]
+    stack: list[object] = [msgspec.to_builtins(obj)]   # typed views and events as plain data
     while stack:
         x = stack.pop()
         if isinstance(x, str):

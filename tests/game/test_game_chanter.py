@@ -5,17 +5,20 @@ from __future__ import annotations
 import pytest
 from game_kit import codes_in
 
+from protocol import ChanterDiscarded, ChanterResult, ChanterVoted, TalonDealt, Turn
 from server.game import (
     BadDiscard,
     CardNotInHand,
     ChanterVote,
     Discard,
+    Event,
     InvalidAction,
     Match,
     NotYourTurn,
     Options,
     Phase,
     Play,
+    Private,
     UnknownCard,
     WrongPhase,
     left_of,
@@ -28,12 +31,12 @@ def _chanter_match(dealer: int = 1, seed: int = 4) -> Match:
     m, events = Match.new(Options(chanter=True, first_dealer=dealer), seed)
     assert m.phase is Phase.CHANTER_VOTE
     assert m.to_act == left_of(dealer)
-    assert events[-1] == {"type": "turn", "seat": left_of(dealer), "phase": "chanter_vote"}
+    assert events[-1] == Turn(seat=left_of(dealer), phase=Phase.CHANTER_VOTE)
     return m
 
 
-def _vote_all_yes(m: Match) -> list[dict]:
-    events: list[dict] = []
+def _vote_all_yes(m: Match) -> list[Event]:
+    events: list[Event] = []
     for k in range(1, 5):
         seat = (m.dealer + k) % 4
         assert m.to_act == seat
@@ -50,9 +53,9 @@ def test_r9_unanimity_deals_talon_alternately_then_discards(dealer: int) -> None
     assert len(talon) == 12
     events = _vote_all_yes(m)
     # Votes in order from the dealer's left, the dealer last.
-    votes = [e["seat"] for e in events if e["type"] == "chanter_vote"]
+    votes = [e.seat for e in events if isinstance(e, ChanterVoted)]
     assert votes == [(dealer + k) % 4 for k in range(1, 5)]
-    assert {"type": "chanter_result", "accepted": True} in events
+    assert ChanterResult(accepted=True) in events
     # talon[0] to the dealer's left, talon[1] to the dealer, and so on, six each.
     assert m.hands[first] == dealt[first] + talon[0::2]
     assert m.hands[dealer] == dealt[dealer] + talon[1::2]
@@ -62,10 +65,11 @@ def test_r9_unanimity_deals_talon_alternately_then_discards(dealer: int) -> None
         if s not in (first, dealer):
             assert m.hands[s] == dealt[s]
     assert m.talon == []
-    talon_events = [e for e in events if e["type"] == "talon_dealt"]
+    talon_events = [e for e in events if isinstance(e, Private)
+                    and isinstance(e.payload, TalonDealt)]
     assert talon_events == [
-        {"type": "talon_dealt", "seat": first, "cards": talon[0::2], "to": [first]},
-        {"type": "talon_dealt", "seat": dealer, "cards": talon[1::2], "to": [dealer]},
+        Private(TalonDealt(seat=first, cards=talon[0::2]), (first,)),
+        Private(TalonDealt(seat=dealer, cards=talon[1::2]), (dealer,)),
     ]
     # Discard phase: left of the dealer first, then the dealer.
     assert m.phase is Phase.CHANTER_DISCARD and m.to_act == first
@@ -77,13 +81,13 @@ def test_r9_unanimity_deals_talon_alternately_then_discards(dealer: int) -> None
     d1 = tuple(talon[0::2])
     ev1 = m.apply(Discard(first, d1))
     assert ev1 == [
-        {"type": "chanter_discarded", "seat": first},
-        {"type": "turn", "seat": dealer, "phase": "chanter_discard"},
+        ChanterDiscarded(seat=first),
+        Turn(seat=dealer, phase=Phase.CHANTER_DISCARD),
     ]
     d2 = tuple(dealt[dealer][:6])
     ev2 = m.apply(Discard(dealer, d2))
-    assert ev2[0] == {"type": "chanter_discarded", "seat": dealer}
-    assert ev2[-1] == {"type": "turn", "seat": first, "phase": "play"}
+    assert ev2[0] == ChanterDiscarded(seat=dealer)
+    assert ev2[-1] == Turn(seat=first, phase=Phase.PLAY)
     assert m.phase is Phase.PLAY and m.to_act == first == m.leader
     assert [len(h) for h in m.hands] == [9, 9, 9, 9]
     assert m.hands[first] == dealt[first]
@@ -111,13 +115,14 @@ def test_r9_any_refusal_plays_hands_as_dealt(refuser_offset: int) -> None:
     m = _chanter_match(dealer)
     dealt = [list(h) for h in m.hands]
     talon = list(m.talon)
-    events: list[dict] = []
+    events: list[Event] = []
     for k in range(1, refuser_offset):
         events += m.apply(ChanterVote((dealer + k) % 4, True))
     refuser = (dealer + refuser_offset) % 4
     events += m.apply(ChanterVote(refuser, False))
-    assert {"type": "chanter_result", "accepted": False} in events
-    assert not any(e["type"] == "talon_dealt" for e in events)
+    assert ChanterResult(accepted=False) in events
+    assert not any(isinstance(e, Private) and isinstance(e.payload, TalonDealt)
+                   for e in events)
     assert m.phase is Phase.PLAY
     assert m.to_act == left_of(dealer) == m.leader
     assert m.hands == dealt and m.play_hands == dealt and m.talon == talon
@@ -214,13 +219,13 @@ def test_r9_nobody_else_sees_talon_or_discards() -> None:
     check()
     m.apply(Discard(first, tuple(m.hands[first][-6:])))
     check()
-    assert view(m, first)["discarded"] == m.discards[first]
-    assert view(m, dealer)["discarded"] == []
+    assert view(m, first).discarded == m.discards[first]
+    assert view(m, dealer).discarded == []
     m.apply(Discard(dealer, tuple(m.hands[dealer][:6])))
     check()
     # Public views show only that the discards happened: hand sizes and votes.
-    assert spectator_view(m)["hand_sizes"] == [9, 9, 9, 9]
-    assert spectator_view(m)["chanter_votes"] == [True, True, True, True]
+    assert spectator_view(m).hand_sizes == [9, 9, 9, 9]
+    assert spectator_view(m).chanter_votes == [True, True, True, True]
 
 
 def test_r9_chanter_in_every_deal_and_record_has_played_hands() -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 from game_kit import hands_of, make_match, play_script, script_for
 
+from protocol import DealScored, MatchOver
 from server.game import (
     BadDiscard,
     CardNotInHand,
     ChanterVote,
     Discard,
+    Event,
     InvalidAction,
     InvalidOptions,
     Match,
@@ -27,7 +29,7 @@ from server.game import (
 )
 
 
-def _play_scripted_deal(m: Match, outcomes: list[int | None]) -> list[dict]:
+def _play_scripted_deal(m: Match, outcomes: list[int | None]) -> list[Event]:
     """Replace the current deal's hands with a script giving ``outcomes``, and play it."""
     script = script_for(outcomes)
     m.hands = hands_of(script)
@@ -51,7 +53,7 @@ def test_r14_every_deal_is_played_no_early_stop() -> None:
     assert not m.over and m.deal_number == 3 and m.points == [4, 0]
     events = _play_scripted_deal(m, TEAM1_ONE)
     assert m.over and m.points == [4, 1] and m.result == "team0"
-    assert events[-1] == {"type": "match_over", "points": [4, 1], "result": "team0"}
+    assert events[-1] == MatchOver(points=[4, 1], result="team0", record={})
     assert len(m.deals) == 3
 
 
@@ -78,9 +80,9 @@ def test_r14_result(deals: list[list[int | None]], result: str, points: list[int
     for i, outcomes in enumerate(deals):
         assert m.result is None
         events = _play_scripted_deal(m, outcomes)
-        scored = next(e for e in events if e["type"] == "deal_scored")
-        assert scored["deal_number"] == i + 1
-        assert scored["totals"] == m.points
+        scored = next(e for e in events if isinstance(e, DealScored))
+        assert scored.deal_number == i + 1
+        assert scored.totals == m.points
     assert m.over and m.result == result and m.points == points
     assert m.to_act is None and m.phase is Phase.MATCH_OVER
     assert all(m.legal_actions(s) == [] for s in range(4))

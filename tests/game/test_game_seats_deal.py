@@ -5,11 +5,21 @@ from __future__ import annotations
 import random
 
 import pytest
-from game_kit import random_play
+from game_kit import codes_in, random_play
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.game import ALL_CARDS, Match, Options, left_of, partner_of, rules, team_of
+from protocol import DealStarted, HandDealt, PartnerDraw
+from server.game import (
+    ALL_CARDS,
+    Match,
+    Options,
+    Private,
+    left_of,
+    partner_of,
+    rules,
+    team_of,
+)
 from server.game.errors import InvalidOptions
 from server.game.seats import SEATS
 
@@ -36,8 +46,8 @@ def test_r5_partners_opposite_and_teams() -> None:
 def test_r6_fixed_first_dealer(dealer: int) -> None:
     m, events = Match.new(Options(first_dealer=dealer), seed=123)
     assert m.dealer == dealer
-    started = [e for e in events if e["type"] == "deal_started"]
-    assert started == [{"type": "deal_started", "deal_number": 1, "dealer": dealer}]
+    started = [e for e in events if isinstance(e, DealStarted)]
+    assert started == [DealStarted(deal_number=1, dealer=dealer)]
     # R10: the seat left of the dealer leads the first trick.
     assert m.to_act == left_of(dealer) == m.leader
 
@@ -115,12 +125,13 @@ def test_r8_match_deal_is_the_seeded_deal() -> None:
     m, events = Match.new(Options(first_dealer=2), seed=77)
     hands, talon = rules.deal(rules.deal_rng(77, 1), 2)
     assert m.hands == hands and m.talon == talon and m.play_hands == hands
-    dealt = [e for e in events if e["type"] == "hand_dealt"]
-    assert [e["to"] for e in dealt] == [[0], [1], [2], [3]]
+    dealt = [e for e in events if isinstance(e, Private) and isinstance(e.payload, HandDealt)]
+    assert [e.to for e in dealt] == [(0,), (1,), (2,), (3,)]
     for e in dealt:
-        assert sorted(e["cards"]) == sorted(hands[e["seat"]])
+        assert isinstance(e.payload, HandDealt)
+        assert sorted(e.payload.cards) == sorted(hands[e.payload.seat])
     # The talon never appears in any event.
-    assert not {c for e in events for c in e.get("cards", [])} & set(talon)
+    assert not codes_in(events) & set(talon)
 
 
 def test_r8_each_deal_reshuffles_from_seed_and_number() -> None:
@@ -202,13 +213,13 @@ def test_r7_worked_example() -> None:
 def test_r7_match_runs_draw_and_madame_deals_first(seed: int | str) -> None:
     m, events = Match.new(Options(partner_draw=True, first_dealer=1), seed)
     drawn = rules.partner_draw(random.Random(f"aluette:{seed}:partner_draw"))
-    assert events[0]["type"] == "partner_draw"
-    assert "to" not in events[0]                       # shown to everyone
-    assert events[0]["cards"] == [[s, c] for s, c in drawn.cards]
-    assert events[0]["seating"] == drawn.seating == m.seating
+    draw = events[0]
+    assert isinstance(draw, PartnerDraw)               # public: shown to everyone
+    assert draw.cards == [(s, c) for s, c in drawn.cards]
+    assert draw.seating == drawn.seating == m.seating
     assert m.draw == [[s, c] for s, c in drawn.cards]
     # R7 overrides first_dealer.
-    assert m.dealer == drawn.first_dealer == events[0]["dealer"]
+    assert m.dealer == drawn.first_dealer == draw.dealer
     madame_old = next(s for s, c in drawn.cards if c == "3c")
     assert m.dealer == m.seating[madame_old]
     # Same seed, same draw.
@@ -219,4 +230,4 @@ def test_r7_match_runs_draw_and_madame_deals_first(seed: int | str) -> None:
 def test_r7_off_keeps_seats() -> None:
     m, events = Match.new(Options(), 3)
     assert m.seating == [0, 1, 2, 3] and m.draw == []
-    assert not any(e["type"] == "partner_draw" for e in events)
+    assert not any(isinstance(e, PartnerDraw) for e in events)

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from game_kit import random_play
 
+from protocol import SignalInfo, SignalReceived, SignalSent
+from protocol.views import SignalSent as ViewSignalSent
 from server.game import (
     SIGNAL_CARD,
     SIGNALS,
     ChanterVote,
+    Event,
     InvalidAction,
     Match,
     Options,
     Play,
+    Private,
     Signal,
     SignalsOff,
     spectator_view,
@@ -25,6 +30,12 @@ from server.game import (
 def _match(signals: str = "private", risk: float = 0.25, seed: int = 1, **kw: object) -> Match:
     m, _ = Match.new(Options(signals=signals, signal_risk=risk, first_dealer=3, **kw), seed)  # type: ignore[arg-type]
     return m
+
+
+def _private(event: Event) -> Private:
+    """A signal is only ever sent to some seats (R16)."""
+    assert isinstance(event, Private)
+    return event
 
 
 def test_r15_vocabulary() -> None:
@@ -53,42 +64,42 @@ def test_r16_private_only_partner_receives(sender: int) -> None:
     events = m.apply(Signal(sender, "useless_hand"))
     partner = (sender + 2) % 4
     # R16: the partner gets the signal; the sender hears back only what it sent.
-    assert events == [{"type": "signal", "from_seat": sender, "signal": "useless_hand",
-                       "n": None, "to": [partner]},
-                      {"type": "signal_sent", "signal": "useless_hand", "n": None,
-                       "to": [sender]}]
+    assert events == [
+        Private(SignalReceived(from_seat=sender, signal="useless_hand", n=None), (partner,)),
+        Private(SignalSent(signal="useless_hand", n=None), (sender,))]
     for s in range(4):
-        got = view(m, s)["signals"]
+        got = view(m, s).signals
         if s == partner:
-            assert got == [{"from_seat": sender, "signal": "useless_hand", "n": None}]
+            assert got == [SignalInfo(from_seat=sender, signal="useless_hand", n=None)]
         else:
             assert got == []
-    assert view(m, sender)["signals_sent"] == [{"signal": "useless_hand", "n": None}]
-    assert spectator_view(m)["signals"] == []
+    assert view(m, sender).signals_sent == [ViewSignalSent(signal="useless_hand", n=None)]
+    assert spectator_view(m).signals == []
 
 
 @pytest.mark.parametrize("sender", [0, 1, 2, 3])
 def test_r16_risky_certain_notice_reaches_both_opponents(sender: int) -> None:
     m = _match("risky", risk=1)
     events = m.apply(Signal(sender, "aces", 3))
-    assert events[0]["to"] == sorted((sender + k) % 4 for k in (1, 2, 3))
+    assert isinstance(events[0], Private)
+    assert events[0].to == tuple(sorted((sender + k) % 4 for k in (1, 2, 3)))
     for s in range(4):
-        seen = view(m, s)["signals"]
-        assert seen == ([] if s == sender else [{"from_seat": sender, "signal": "aces", "n": 3}])
-    assert spectator_view(m)["signals"] == []
+        seen = view(m, s).signals
+        assert seen == ([] if s == sender else [SignalInfo(from_seat=sender, signal="aces", n=3)])
+    assert spectator_view(m).signals == []
 
 
 def test_r16_risky_zero_risk_reaches_only_partner() -> None:
     m = _match("risky", risk=0)
     for i in range(50):
         events = m.apply(Signal(i % 4, "madame"))
-        assert events[0]["to"] == [(i % 4 + 2) % 4]
+        assert isinstance(events[0], Private) and events[0].to == ((i % 4 + 2) % 4,)
 
 
 def test_r16_risky_notice_is_drawn_from_seed_deterministically() -> None:
-    def run(seed: int) -> list[list[int]]:
+    def run(seed: int) -> list[tuple[int, ...]]:
         m = _match("risky", risk=0.25, seed=seed)
-        return [m.apply(Signal(i % 4, "vache"))[0]["to"] for i in range(400)]
+        return [_private(m.apply(Signal(i % 4, "vache"))[0]).to for i in range(400)]
 
     a, b = run(9), run(9)
     assert a == b
@@ -110,20 +121,20 @@ def test_r16_sender_view_does_not_reveal_who_noticed() -> None:
         m.apply(Signal(3, "aces", 1))
         views[risk] = (view(m, 1), view(m, 3))
         for v in views[risk]:
-            for entry in v["signals"] + v["signals_sent"]:
-                assert "to" not in entry
-    assert views[0][0]["signals_sent"] == [{"signal": "going_mordienne", "n": None}]
+            for entry in [*v.signals, *v.signals_sent]:
+                assert "to" not in msgspec.structs.asdict(entry)
+    assert views[0][0].signals_sent == [ViewSignalSent(signal="going_mordienne", n=None)]
     # Options differ (signal_risk), everything else is identical.
     for a, b in zip(views[0], views[1], strict=True):
-        a = {k: v for k, v in a.items() if k != "options"}
-        b = {k: v for k, v in b.items() if k != "options"}
-        assert a == b
+        assert a.options != b.options
+        assert msgspec.structs.replace(a, options=b.options) == b
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_r15_aces_with_n(n: int) -> None:
     m = _match()
-    assert m.apply(Signal(0, "aces", n))[0]["n"] == n
+    assert _private(m.apply(Signal(0, "aces", n))[0]).payload == SignalReceived(
+        from_seat=0, signal="aces", n=n)
 
 
 @pytest.mark.parametrize(
@@ -145,8 +156,8 @@ def test_r15_bad_signals_are_invalid_and_change_nothing(signal: Signal) -> None:
 @pytest.mark.parametrize("name", [s for s in SIGNALS if s != "aces"])
 def test_r15_other_signals_take_no_n(name: str) -> None:
     m = _match()
-    assert m.apply(Signal(2, name))[0] == {
-        "type": "signal", "from_seat": 2, "signal": name, "n": None, "to": [0]}
+    assert m.apply(Signal(2, name))[0] == Private(
+        SignalReceived(from_seat=2, signal=name, n=None), (0,))  # type: ignore[arg-type]
 
 
 def test_r15_signals_at_any_time_out_of_turn_and_in_chanter_vote() -> None:
@@ -167,17 +178,17 @@ def test_r15_signals_are_not_checked_for_truth() -> None:
     m = _match()
     liar = next(s for s in range(4) if "3o" not in m.hands[s])
     m.apply(Signal(liar, "monsieur"))
-    assert view(m, (liar + 2) % 4)["signals"][0]["signal"] == "monsieur"
+    assert view(m, (liar + 2) % 4).signals[0].signal == "monsieur"
 
 
 def test_r16_signals_in_view_belong_to_the_current_deal() -> None:
     m = _match(deals=2)
     m.apply(Signal(0, "vache"))
-    assert len(view(m, 2)["signals"]) == 1
+    assert len(view(m, 2).signals) == 1
     rng = random.Random(0)
     while m.deal_number == 1:
         random_play(m, rng, max_actions=1)
-    assert view(m, 2)["signals"] == [] and view(m, 0)["signals_sent"] == []
+    assert view(m, 2).signals == [] and view(m, 0).signals_sent == []
     assert m.signals[0]["deal"] == 1       # still kept in the state
 
 
@@ -186,6 +197,6 @@ def test_r16_spectators_never_receive_signals_in_a_whole_match() -> None:
     rng = random.Random(3)
     while not m.over:
         m.apply(Signal(rng.randrange(4), rng.choice(["madame", "useless_hand"])))
-        assert spectator_view(m)["signals"] == []
+        assert spectator_view(m).signals == []
         random_play(m, rng, max_actions=1)
     assert len(m.signals) > 50

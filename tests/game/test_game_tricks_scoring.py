@@ -7,7 +7,18 @@ from game_kit import hands_of, make_match, play_script, play_trick, script_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.game import ALL_CARDS, STRENGTH, Match, Phase, Play, left_of, rules, team_of
+from protocol import CardPlayed, DealScored, TrickDone, Turn
+from server.game import (
+    ALL_CARDS,
+    STRENGTH,
+    Event,
+    Match,
+    Phase,
+    Play,
+    left_of,
+    rules,
+    team_of,
+)
 from server.game.rules import score_deal, trick_winner
 
 # ---------------------------------------------------------------- R10
@@ -69,8 +80,8 @@ def test_r11_winner_does_not_depend_on_play_order() -> None:
 # ---------------------------------------------------------------- R11, scripted
 
 
-def _trick_events(events: list[dict]) -> list[dict]:
-    return [e for e in events if e["type"] == "trick_done"]
+def _trick_events(events: list[Event]) -> list[TrickDone]:
+    return [e for e in events if isinstance(e, TrickDone)]
 
 
 def test_r11_winner_leads_next_trick() -> None:
@@ -78,10 +89,10 @@ def test_r11_winner_leads_next_trick() -> None:
     m = make_match(hands_of(script), dealer=0)
     events = play_trick(m, script[0])
     done = _trick_events(events)[0]
-    assert done["leader"] == 1 and done["winner"] == 2
-    assert [e["seat"] for e in events if e["type"] == "card_played"] == [1, 2, 3, 0]
-    assert done["cards"] == [script[0][s] for s in (1, 2, 3, 0)]   # in play order
-    assert events[-1] == {"type": "turn", "seat": 2, "phase": "play"}
+    assert done.leader == 1 and done.winner == 2
+    assert [e.seat for e in events if isinstance(e, CardPlayed)] == [1, 2, 3, 0]
+    assert done.cards == [script[0][s] for s in (1, 2, 3, 0)]   # in play order
+    assert events[-1] == Turn(seat=2, phase=Phase.PLAY)
     assert m.leader == m.to_act == 2
 
 
@@ -90,8 +101,8 @@ def test_r11_tie_for_top_spoils_trick_and_same_seat_leads_again() -> None:
     m = make_match(hands_of(script), dealer=3)
     events = play_script(m, script)
     done = _trick_events(events)
-    leaders = [t["leader"] for t in done]
-    winners = [t["winner"] for t in done]
+    leaders = [t.leader for t in done]
+    winners = [t.winner for t in done]
     assert winners == [None, None, 1, None, 3, 0, None, 2, None]
     assert leaders == [0, 0, 0, 1, 1, 3, 0, 0, 2]
     assert len(done) == 9                   # R11: a deal is always nine tricks
@@ -105,7 +116,7 @@ def test_r11_two_equal_aces_as_top_tie_spoil_scripted() -> None:
     m = make_match(hands_of(script), dealer=2)
     events = play_trick(m, script[0])
     done = _trick_events(events)[0]
-    assert done["winner"] is None and done["leader"] == 3
+    assert done.winner is None and done.leader == 3
     assert m.to_act == 3 and m.leader == 3
 
 
@@ -228,12 +239,12 @@ def test_r14_match_result() -> None:
 
 def _play_deal(
     outcomes: list[int | None], dealer: int = 0, **options: object
-) -> tuple[Match, dict]:
+) -> tuple[Match, DealScored]:
     script = script_for(outcomes)
     m = make_match(hands_of(script), dealer=dealer, deals=1, **options)
     events = play_script(m, script)
-    assert [t["winner"] for t in _trick_events(events)] == outcomes
-    scored = [e for e in events if e["type"] == "deal_scored"]
+    assert [t.winner for t in _trick_events(events)] == outcomes
+    scored = [e for e in events if isinstance(e, DealScored)]
     assert len(scored) == 1
     assert m.over and m.phase is Phase.MATCH_OVER
     return m, scored[0]
@@ -241,27 +252,27 @@ def _play_deal(
 
 def test_r12_scripted_all_spoiled() -> None:
     m, scored = _play_deal([None] * 9, dealer=1)
-    assert scored["winner"] is None and scored["points"] == [0, 0]
-    assert scored["trick_counts"] == [0, 0, 0, 0] and m.points == [0, 0]
+    assert scored.winner is None and scored.points == [0, 0]
+    assert scored.trick_counts == [0, 0, 0, 0] and m.points == [0, 0]
     assert m.result == "draw"
 
 
 def test_r12_scripted_tie_broken_by_reaching_m_first() -> None:
     m, scored = _play_deal([0, 2, 3, 1, 1, None, None, None, 0], dealer=2)
-    assert scored["winner"] == 1 and scored["trick_counts"] == [2, 2, 1, 1]
+    assert scored.winner == 1 and scored.trick_counts == [2, 2, 1, 1]
     assert m.points == [0, 1] and m.result == "team1"
 
 
 def test_r12_scripted_partners_not_pooled() -> None:
     m, scored = _play_deal([0, 1, 2, 1, 0, 2, 1, 0, 1], dealer=3)
-    assert scored["trick_counts"] == [3, 4, 2, 0]
-    assert scored["winner"] == 1 and m.points == [0, 1] and m.result == "team1"
+    assert scored.trick_counts == [3, 4, 2, 0]
+    assert scored.winner == 1 and m.points == [0, 1] and m.result == "team1"
 
 
 @pytest.mark.parametrize("dealer", [0, 3])
 def test_r13_scripted_mordienne_scores_two(dealer: int) -> None:
     m, scored = _play_deal([1, None, 3, 1, 2, 2, 2, 2, 2], dealer=dealer)
-    assert scored["mordienne"] is True and scored["winner"] == 2
+    assert scored.mordienne is True and scored.winner == 2
     assert m.points == [2, 0]
     assert m.deals[0]["mordienne"] is True
 
@@ -277,19 +288,19 @@ def test_r13_scripted_mordienne_scores_two(dealer: int) -> None:
 )
 def test_r13_scripted_mordienne_broken(outcomes: list[int | None]) -> None:
     m, scored = _play_deal(outcomes)
-    assert scored["mordienne"] is False
+    assert scored.mordienne is False
     assert sum(m.points) == 1
 
 
 def test_r13_scripted_option_off_scores_one() -> None:
     m, scored = _play_deal([1, None, 3, 1, 2, 2, 2, 2, 2], mordienne=False)
-    assert scored["mordienne"] is False and m.points == [1, 0]
+    assert scored.mordienne is False and m.points == [1, 0]
 
 
 def test_r13a_scripted_sweep() -> None:
     m, scored = _play_deal([3] * 9, dealer=2)
-    assert scored["trick_counts"] == [0, 0, 0, 9]
-    assert scored["mordienne"] is True and m.points == [0, 2]
+    assert scored.trick_counts == [0, 0, 0, 9]
+    assert scored.mordienne is True and m.points == [0, 2]
     m, scored = _play_deal([3] * 9, dealer=2, mordienne=False)
     assert m.points == [0, 1]
 
@@ -301,7 +312,7 @@ def test_r12_deal_record_keeps_hands_and_tricks_in_play_order() -> None:
     events = play_script(m, script)
     record = m.deals[0]
     assert record["hands"] == hands_of(script)
-    assert record["tricks"] == [t["cards"] for t in _trick_events(events)]
+    assert record["tricks"] == [t.cards for t in _trick_events(events)]
     leader = 2
     for trick, cards in zip(script, record["tricks"], strict=True):
         assert cards == [trick[(leader + i) % 4] for i in range(4)]

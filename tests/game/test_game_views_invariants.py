@@ -11,19 +11,23 @@ import json
 import random
 from typing import Any
 
+import msgspec
 import pytest
 from game_kit import codes_in, make_match, random_play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import protocol
 from server.game import (
     ALL_CARDS,
     SIGNALS,
     Discard,
+    Event,
     Match,
     Options,
     Phase,
     Play,
+    Private,
     Signal,
     StateFormatError,
     action_from_dict,
@@ -45,7 +49,7 @@ options_strategy = st.builds(
     signal_risk=st.sampled_from([0.0, 0.25, 1.0]),
 )
 
-PUBLIC_WITH_CARDS = {"card_played", "trick_done", "partner_draw"}
+PUBLIC_WITH_CARDS = (protocol.CardPlayed, protocol.TrickDone, protocol.PartnerDraw)
 
 
 # ---------------------------------------------------------------- helpers
@@ -71,10 +75,10 @@ def _check_views(m: Match) -> None:
     talon = set(m.talon)
     for seat in range(4):
         v = view(m, seat)
-        assert v["viewer"] == seat
-        assert v["hand"] == sort_by_strength(m.hands[seat])
-        assert v["discarded"] == m.discards[seat]
-        seen = codes_in({k: x for k, x in v.items() if k != "draw"})
+        assert v.viewer == seat
+        assert v.hand == sort_by_strength(m.hands[seat])
+        assert v.discarded == m.discards[seat]
+        seen = codes_in(msgspec.structs.replace(v, draw=[]))
         own = set(m.hands[seat]) | set(m.discards[seat])
         assert seen <= own | played
         hidden = talon - own
@@ -83,25 +87,30 @@ def _check_views(m: Match) -> None:
                 hidden |= set(m.hands[other]) | set(m.discards[other])
         assert not seen & hidden
     spect = spectator_view(m)
-    assert spect["viewer"] is None and spect["hand"] == [] and spect["signals"] == []
-    assert "discarded" not in spect and "signals_sent" not in spect
-    assert codes_in({k: x for k, x in spect.items() if k != "draw"}) <= played
+    assert spect.viewer is None and spect.hand == [] and spect.signals == []
+    assert spect.discarded == [] and spect.signals_sent == []
+    assert codes_in(msgspec.structs.replace(spect, draw=[])) <= played
 
 
-def _check_events(m: Match, events: list[dict[str, Any]]) -> None:
+def _check_events(m: Match, events: list[Event]) -> None:
     for e in events:
-        cards = codes_in(e)
-        if "to" in e:
-            for r in e["to"]:
+        payload = e.payload if isinstance(e, Private) else e
+        # What the engine emits is exactly what the wire carries: it survives the client's
+        # validating decoder unchanged (a bad field would be our bug, sent to a client).
+        frame = protocol.encode(protocol.Event(table="t", seq=1, event=payload))
+        assert protocol.decode_server(frame).event == payload, e  # type: ignore[union-attr]
+        cards = codes_in(payload)
+        if isinstance(e, Private):
+            for r in e.to:
                 assert cards <= set(m.hands[r]), e
-            if e["type"] != "signal":
-                assert len(e["to"]) == 1
-        elif e["type"] not in PUBLIC_WITH_CARDS:
+            if not isinstance(payload, protocol.SignalReceived):
+                assert len(e.to) == 1
+        elif not isinstance(payload, PUBLIC_WITH_CARDS):
             assert not cards, e
 
 
-def _check_deal_scored(m: Match, e: dict[str, Any]) -> None:
-    deal = m.deals[e["deal_number"] - 1]
+def _check_deal_scored(m: Match, e: protocol.DealScored) -> None:
+    deal = m.deals[e.deal_number - 1]
     assert len(deal["tricks"]) == 9                              # R11
     assert all(len(h) == 9 for h in deal["hands"])
     played = [c for t in deal["tricks"] for c in t]
@@ -116,19 +125,19 @@ def _check_deal_scored(m: Match, e: dict[str, Any]) -> None:
         w = rules.trick_winner(leader, cards)
         winners.append(w)
         leader = rules.next_leader(leader, w)
-    counts = e["trick_counts"]
+    counts = e.trick_counts
     assert counts == [winners.count(s) for s in range(4)]
     assert sum(counts) + winners.count(None) == 9
-    points = e["points"]
+    points = e.points
     assert points[0] == 0 or points[1] == 0                     # at most one team scores
     assert sum(points) in (0, 1, 2)
-    if e["winner"] is None:
+    if e.winner is None:
         assert counts == [0, 0, 0, 0] and points == [0, 0]
     else:
-        assert counts[e["winner"]] == max(counts) > 0
-        assert points[team_of(e["winner"])] == (2 if e["mordienne"] else 1)
+        assert counts[e.winner] == max(counts) > 0
+        assert points[team_of(e.winner)] == (2 if e.mordienne else 1)
     assert rules.score_deal(winners, m.options.mordienne) == rules.DealScore(
-        counts, e["winner"], points, e["mordienne"]
+        counts, e.winner, points, e.mordienne
     )
 
 
@@ -160,7 +169,7 @@ def _run(options: Options, seed: int, play_seed: int, check_views: bool) -> tupl
         if check_views:
             _check_views(m)
         for e in events:
-            if e["type"] == "deal_scored":
+            if isinstance(e, protocol.DealScored):
                 deals_scored += 1
                 _check_deal_scored(m, e)
     assert deals_scored == len(m.deals) == options.deals             # R14
@@ -239,12 +248,12 @@ def test_views_own_hand_only_and_spectator_empty() -> None:
     m = make_match(dealer=0, seed=12)
     for seat in range(4):
         v = view(m, seat)
-        assert sorted(v["hand"]) == sorted(m.hands[seat])
-        assert v["hand_sizes"] == [9, 9, 9, 9]
+        assert sorted(v.hand) == sorted(m.hands[seat])
+        assert v.hand_sizes == [9, 9, 9, 9]
         for other in range(4):
             if other != seat:
-                assert not set(v["hand"]) & set(m.hands[other])
-    assert spectator_view(m)["hand"] == []
+                assert not set(v.hand) & set(m.hands[other])
+    assert spectator_view(m).hand == []
     assert codes_in(spectator_view(m)) == set()
 
 
@@ -254,10 +263,10 @@ def test_views_show_the_trick_in_progress_with_seats() -> None:
     m.apply(Play(1, c1))
     m.apply(Play(2, c2))
     for v in [spectator_view(m)] + [view(m, s) for s in range(4)]:
-        assert v["trick"] == [[1, c1], [2, c2]]
-        assert v["leader"] == 1 and v["to_act"] == 3
-        assert v["hand_sizes"] == [9, 8, 8, 9]
-    assert c1 not in view(m, 1)["hand"]
+        assert v.trick == [(1, c1), (2, c2)]
+        assert v.leader == 1 and v.to_act == 3
+        assert v.hand_sizes == [9, 8, 8, 9]
+    assert c1 not in view(m, 1).hand
 
 
 @pytest.mark.parametrize("bad", [-1, 4, None, "0", 1.0, True])
@@ -271,7 +280,7 @@ def test_partner_draw_is_public_in_every_view() -> None:
     m, _ = Match.new(Options(partner_draw=True), 5)
     assert m.draw
     for v in [spectator_view(m)] + [view(m, s) for s in range(4)]:
-        assert v["draw"] == m.draw
+        assert v.draw == [(s, c) for s, c in m.draw]
 
 
 def test_clone_is_independent() -> None:

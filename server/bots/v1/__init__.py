@@ -11,9 +11,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from protocol import TableView
+from protocol.vocab import Phase
 from server.game import Signal
 
-from ..base import DEFAULT_BUDGET, Budget, Decision, View, make_discard, make_play, make_vote
+from ..base import DEFAULT_BUDGET, Budget, Decision, make_discard, make_play, make_vote
 from .common import chanter_discards, chanter_vote, truthful_signals
 from .expert import expert_card
 
@@ -29,22 +31,23 @@ class ExpertV1Bot:
 
     level: str = "expert-v1"
 
-    def signals(self, view: View) -> list[Signal]:
-        if not view["hand"]:
+    def signals(self, view: TableView) -> list[Signal]:
+        if not view.hand:
             return []
         return truthful_signals(view)
 
-    def decide(self, view: View, rng: random.Random, budget: Budget) -> Decision:
+    def decide(self, view: TableView, rng: random.Random, budget: Budget) -> Decision:
         sigs = tuple(self.signals(view))
-        if view["to_act"] is None or view["to_act"] != view["viewer"]:
+        if view.to_act is None or view.to_act != view.viewer:
             return Decision(None, sigs)
-        phase = view["phase"]
-        hand = view["hand"]
-        if phase == "chanter_vote":
-            return Decision(make_vote(view, chanter_vote(view)), sigs)
-        if phase == "chanter_discard" and len(hand) >= 6:
-            return Decision(make_discard(view, chanter_discards(view)), sigs)
-        if phase != "play" or not hand:
-            return Decision(None, sigs)
-        frozen = FROZEN_BUDGET.scaled(budget.steps / DEFAULT_BUDGET.steps)
-        return Decision(make_play(view, expert_card(view, rng, frozen)), sigs)
+        hand = view.hand
+        match view.phase:
+            case Phase.CHANTER_VOTE:
+                return Decision(make_vote(view, chanter_vote(view)), sigs)
+            case Phase.CHANTER_DISCARD if len(hand) >= 6:
+                return Decision(make_discard(view, chanter_discards(view)), sigs)
+            case Phase.PLAY if hand:
+                frozen = FROZEN_BUDGET.scaled(budget.steps / DEFAULT_BUDGET.steps)
+                return Decision(make_play(view, expert_card(view, rng, frozen)), sigs)
+            case _:
+                return Decision(None, sigs)

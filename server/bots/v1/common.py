@@ -5,9 +5,10 @@ These are heuristics every non-random level uses; card play is where levels diff
 
 from __future__ import annotations
 
+from protocol import TableView
 from server.game import STRENGTH, Signal, sort_by_strength
 
-from ..base import View
+from ..base import seat_of
 from .knowledge import ACES, MAJEURE_CARDS
 
 _SIGNAL_OF_CARD = {
@@ -16,7 +17,7 @@ _SIGNAL_OF_CARD = {
 }
 
 
-def chanter_vote(view: View) -> bool:
+def chanter_vote(view: TableView) -> bool:
     """R9: the two seats that would take the talon always gain, so they say yes.
 
     The other two seats keep their hands either way and each team gets one of the two
@@ -24,19 +25,19 @@ def chanter_vote(view: View) -> bool:
     its own hand is already strong (three or more cartes majeures): then the talon can only
     arm the seats that would beat its cards.
     """
-    seat, dealer = int(view["viewer"]), int(view["dealer"])
+    seat, dealer = seat_of(view), int(view.dealer)
     if seat in (dealer, (dealer + 1) % 4):
         return True
-    return sum(1 for c in view["hand"] if c in MAJEURE_CARDS) < 3
+    return sum(1 for c in view.hand if c in MAJEURE_CARDS) < 3
 
 
-def chanter_discards(view: View) -> list[str]:
+def chanter_discards(view: TableView) -> list[str]:
     """R9: keep the nine strongest cards (R3), discard the six weakest."""
-    hand = sort_by_strength(list(view["hand"]))
+    hand = sort_by_strength(list(view.hand))
     return hand[-6:]
 
 
-def truthful_signals(view: View) -> list[Signal]:
+def truthful_signals(view: TableView) -> list[Signal]:
     """R15-R16: tell the partner, once per deal, which important cards this seat holds.
 
     Sent only before the seat plays its first card of the deal, so the hand announced is the
@@ -44,14 +45,14 @@ def truthful_signals(view: View) -> list[Signal]:
     majeure held, the number of aces, or "useless_hand" when there is neither. Nothing is
     sent when the table has signals off.
     """
-    if view["options"].get("signals", "off") == "off" or view["phase"] != "play":
+    if view.options.signals == "off" or view.phase != "play":
         return []
-    seat = int(view["viewer"])
+    seat = seat_of(view)
     if any(seat == s for s, _ in _played_by_any(view)):
         return []
-    already = {(s["signal"], s.get("n")) for s in view.get("signals_sent") or ()}
+    already = {(s.signal, s.n) for s in view.signals_sent}
     sent_names = {name for name, _ in already}
-    hand = view["hand"]
+    hand = view.hand
     wanted: list[tuple[str, int | None]] = [
         (_SIGNAL_OF_CARD[c], None) for c in sort_by_strength(hand) if c in _SIGNAL_OF_CARD
     ]
@@ -63,9 +64,9 @@ def truthful_signals(view: View) -> list[Signal]:
     return [Signal(seat, name, n) for name, n in wanted if name not in sent_names]
 
 
-def _played_by_any(view: View) -> list[tuple[int, str]]:
+def _played_by_any(view: TableView) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
-    for t in view["tricks"]:
-        out.extend(((t["leader"] + i) % 4, c) for i, c in enumerate(t["cards"]))
-    out.extend((int(s), c) for s, c in view["trick"])
+    for t in view.tricks:
+        out.extend(((t.leader + i) % 4, c) for i, c in enumerate(t.cards))
+    out.extend((int(s), c) for s, c in view.trick)
     return out

@@ -16,19 +16,20 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 
+from protocol import TableView
 from server.game import STRENGTH
 from server.game.rules import TRICKS_PER_DEAL, deal_outcome
 
-from ..base import Budget, View
+from ..base import Budget
 from .heuristics import ascending, trick_status
 from .knowledge import Knowledge, read_view
 from .sampling import sample_world, sample_world_loose
 
 
-def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
+def expert_card(view: TableView, rng: random.Random, budget: Budget) -> str:
     """Choose a card by PIMC within ``budget.steps`` simulated card plays (module docstring)."""
     k = read_view(view)
-    hand = ascending(view["hand"])
+    hand = ascending(view.hand)
     reps: dict[int, str] = {}
     for c in hand:
         reps.setdefault(STRENGTH[c], c)
@@ -41,14 +42,14 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
     if len(cands) == 1:
         return reps[cands[0]]
     seat = k.seat
-    leader = int(view["leader"])
-    trick = [STRENGTH[c] for _, c in view["trick"]]
-    winners: list[int | None] = [t["winner"] for t in view["tricks"]]
-    mordienne_on = bool(view["options"].get("mordienne", True))
+    leader = int(view.leader)
+    trick = [STRENGTH[c] for _, c in view.trick]
+    winners: list[int | None] = [t.winner for t in view.tricks]
+    mordienne_on = view.options.mordienne
     # Cost of one world: a sample plus one playout per candidate, each as long as the cards
     # left to play. Fixing the total keeps every decision near the same time (p99 ~ p50):
     # early decisions see fewer worlds, late ones (short playouts) more.
-    left = sum(view["hand_sizes"])
+    left = sum(view.hand_sizes)
     per_world = len(cands) * max(1, left) + SAMPLE_COST
     n_worlds = max(MIN_WORLDS, min(budget.worlds_cap, budget.steps // per_world))
     totals = [0.0] * len(cands)
@@ -65,13 +66,13 @@ def expert_card(view: View, rng: random.Random, budget: Budget) -> str:
     return reps[cands[best]]
 
 
-def _partner_sure_top(view: View, k: Knowledge) -> int | None:
+def _partner_sure_top(view: TableView, k: Knowledge) -> int | None:
     """The partner's strength if the partner holds the trick and no opponent still to play
     can beat or tie it (R11: no unseen card is as strong); else None."""
     top, holder = trick_status(view)
     if holder != k.partner:
         return None
-    pos = len(view["trick"])
+    pos = len(view.trick)
     opp_after = [(k.seat + i) % 4 for i in range(1, 4 - pos) if i % 2 == 1]
     if opp_after and any(STRENGTH[c] >= top for c in k.unseen):
         return None

@@ -9,16 +9,17 @@ gains nothing).
 
 from __future__ import annotations
 
+from protocol import TableView
 from server.game import STRENGTH
 
-from ..base import View
+from ..base import seat_of
 from .knowledge import Knowledge
 
 
-def trick_status(view: View) -> tuple[int, int | None]:
+def trick_status(view: TableView) -> tuple[int, int | None]:
     """R11 so far: the top strength in the current trick and who holds it (None if tied)."""
     top, holder, count = 0, None, 0
-    for s, c in view["trick"]:
+    for s, c in view.trick:
         st = STRENGTH[c]
         if st > top:
             top, holder, count = st, int(s), 1
@@ -42,14 +43,14 @@ def dump_card(hand_asc: list[str], top: int, protect: bool) -> str:
     return hand_asc[0]
 
 
-def easy_card(view: View) -> str:
+def easy_card(view: TableView) -> str:
     """A beginner: "if I can win the trick, play my best card; otherwise my worst one".
 
     It does know not to fight its partner for a trick (R12 makes that pointless), but it
     wastes big cards on small tricks and never spoils on purpose.
     """
-    seat = int(view["viewer"])
-    hand = ascending(view["hand"])
+    seat = seat_of(view)
+    hand = ascending(view.hand)
     top, holder = trick_status(view)
     if holder is not None and holder == (seat + 2) % 4:
         return dump_card(hand, top, protect=True)
@@ -66,9 +67,9 @@ class SafetyOdds:
     the partner's other cards, the talon and the discards (R8-R9).
     """
 
-    def __init__(self, k: Knowledge, view: View) -> None:
+    def __init__(self, k: Knowledge, view: TableView) -> None:
         seat = k.seat
-        pos = len(view["trick"])
+        pos = len(view.trick)
         after = [(seat + i) % 4 for i in range(1, 4 - pos)]
         opp_after = [s for s in after if s % 2 != seat % 2]
         self.any_opp = bool(opp_after)
@@ -104,7 +105,7 @@ class SafetyOdds:
         return p
 
 
-def normal_card(view: View, k: Knowledge) -> str:
+def normal_card(view: TableView, k: Knowledge) -> str:
     """A solid club player's card (level normal).
 
     - Leading: lead the cheapest card that will probably stand (it keeps the lead, R11),
@@ -120,12 +121,12 @@ def normal_card(view: View, k: Knowledge) -> str:
       card (R11: a tie for the top spoils the trick; the same seat leads again).
     - Else dump the lowest card.
     """
-    seat = int(view["viewer"])
+    seat = seat_of(view)
     partner = (seat + 2) % 4
-    hand = ascending(view["hand"])
+    hand = ascending(view.hand)
     top, holder = trick_status(view)
     safe = SafetyOdds(k, view)
-    if not view["trick"]:
+    if not view.trick:
         for c in hand:
             if safe(STRENGTH[c]) >= LEAD_SAFETY:
                 return c
@@ -149,10 +150,10 @@ LEAD_SAFETY = 0.7
 PARTNER_SAFETY = 0.3
 
 
-def _partner_will_take(view: View, k: Knowledge, top: int) -> bool:
+def _partner_will_take(view: TableView, k: Knowledge, top: int) -> bool:
     """The partner plays after me in this trick and said (R15) it holds a card that beats
     the trick and that no opponent can beat or tie: leave the trick to it (R12)."""
-    if len(view["trick"]) > 1:      # the partner (two seats on) has already played
+    if len(view.trick) > 1:      # the partner (two seats on) has already played
         return False
     for card in k.must_have.get(k.partner, ()):
         st = STRENGTH[card]

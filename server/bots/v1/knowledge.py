@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from protocol import TableView
 from server.game import ALL_CARDS, SIGNAL_CARD
 
-from ..base import View
+from ..base import seat_of
 
 ACES = ("1o", "1c", "1b", "1e")
 ACE_STRENGTH = 11
@@ -40,17 +41,17 @@ class Knowledge:
         return (self.seat + 2) % 4
 
 
-def cards_played(view: View) -> list[tuple[int, str]]:
+def cards_played(view: TableView) -> list[tuple[int, str]]:
     """(seat, card) for every card down this deal: finished tricks, then the current one."""
     out: list[tuple[int, str]] = []
-    for t in view["tricks"]:
-        lead = t["leader"]
-        out.extend(((lead + i) % 4, c) for i, c in enumerate(t["cards"]))
-    out.extend((int(s), c) for s, c in view["trick"])
+    for t in view.tricks:
+        lead = t.leader
+        out.extend(((lead + i) % 4, c) for i, c in enumerate(t.cards))
+    out.extend((int(s), c) for s, c in view.trick)
     return out
 
 
-def read_view(view: View) -> Knowledge:
+def read_view(view: TableView) -> Knowledge:
     """Derive the unseen pool and the signal constraints (R15) from one seat's view.
 
     Signals are gestures, not proofs (R16), but our bots send only true ones, so a card
@@ -59,30 +60,30 @@ def read_view(view: View) -> Knowledge:
     it holds no unsignalled carte majeure and exactly the aces it announced. That inference
     is only used to bias sampling; a wrong guess costs strength, never legality.
     """
-    seat = int(view["viewer"])
-    hand = list(view["hand"])
+    seat = seat_of(view)
+    hand = list(view.hand)
     seen_plays = cards_played(view)
     played = [c for _, c in seen_plays]
-    gone = set(hand) | set(played) | set(view.get("discarded") or ())
+    gone = set(hand) | set(played) | set(view.discarded)
     unseen = [c for c in ALL_CARDS if c not in gone]
-    k = Knowledge(seat, hand, played, unseen, list(view["hand_sizes"]))
+    k = Knowledge(seat, hand, played, unseen, list(view.hand_sizes))
     for s, c in seen_plays:
         k.played_by.setdefault(s, []).append(c)
     unseen_set = set(unseen)
     senders: set[int] = set()
-    for sig in view.get("signals") or ():
-        src = int(sig["from_seat"])
+    for sig in view.signals:
+        src = int(sig.from_seat)
         if src == seat:
             continue
         senders.add(src)
-        name = sig["signal"]
+        name = sig.signal
         if name in _CARD_OF_SIGNAL:
             card = _CARD_OF_SIGNAL[name]
             if card in unseen_set:
                 k.must_have.setdefault(src, set()).add(card)
-        elif name == "aces" and isinstance(sig.get("n"), int):
+        elif name == "aces" and isinstance(sig.n, int):
             already = sum(1 for c in k.played_by.get(src, ()) if c in ACES)
-            k.aces_exact[src] = max(0, int(sig["n"]) - already)
+            k.aces_exact[src] = max(0, int(sig.n) - already)
         elif name == "useless_hand":
             k.forbidden.setdefault(src, set()).update(MAJEURE_CARDS + ACES)
     partner = k.partner

@@ -1,7 +1,8 @@
 """``aluette-demo``: a whole match between bots, printed trick by trick.
 
 It is the project's "run" command until you start the server, and a quick way to watch the
-rules at work (spoiled tricks, mordienne) without a network.
+rules at work (spoiled tricks, mordienne) without a network. It lives with the bots, not in
+the engine, because it plays them: the engine imports nothing above it (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -10,17 +11,15 @@ import argparse
 import random
 from collections.abc import Sequence
 
-from .match import Match
-from .options import Options
-from .record import export_record, verify_record
-from .record_cli import render_match
-from .views import view
+from server.game import Match, Options, view
+from server.game.record import export_record, verify_record
+from server.game.record_cli import render_match
+
+from . import choose_action
 
 
 def play_bot_match(options: Options, seed: int, level: str = "normal") -> Match:
     """Play a match with a bot in every seat; each bot sees only its own seat's view."""
-    from server.bots import choose_action
-
     match, _ = Match.new(options, seed)
     rng = random.Random(f"demo:{seed}")
     while not match.over:
