@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import fair
 from .cards import card_name
 from .record import RecordError, verify_record
 
@@ -53,11 +54,13 @@ def _team(seat: int | None) -> str:
 
 
 def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
-    """R8a in words: whether the deals are proven to follow from the committed seed."""
+    """R8a in words: whether the deals are proven to follow from the committed seed, the
+    full commitment, and how many players contributed."""
     if summary.get("fair") == "proven":
         return (f"deals proven fair: they follow from the revealed seed, which matches "
-                f"commitment {record['fair']['commitment'][:16]}… (R8a)")
-    return ("deals unproven: the record carries no seed material (a match played before "
+                f"commitment {record['fair']['commitment']}; "
+                f"{fair.contributed_words(int(summary.get('contributors', 0)))} (R8a)")
+    return ("deals unproven: the record carries no fair-deal block (a match played before "
             "fair deals, R8a)")
 
 
@@ -95,6 +98,10 @@ def _verify(args: argparse.Namespace) -> int:
             print(json.dumps(summary, separators=(", ", ": ")))
         else:
             print(_summary_text(path, record, summary))
+        if summary["fair"] != "proven" and not args.allow_unproven:
+            print(f"{path}: unproven: the record has no fair-deal block, so nothing shows its "
+                  f"deals were not chosen (R8a); --allow-unproven accepts it", file=sys.stderr)
+            status = 1
     return status
 
 
@@ -160,6 +167,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--commitment", metavar="HEX", default=None,
                         help="the commitment you were shown when the match started: the "
                         "record must carry seed material that matches it")
+    verify.add_argument("--allow-unproven", action="store_true",
+                        help="exit 0 for a record without a fair-deal block (a match played "
+                        "before fair deals) if it replays under the rules")
     verify.add_argument("files", nargs="+", metavar="FILE")
     show = sub.add_parser("show", help="print a match trick by trick")
     show.add_argument("file", metavar="FILE")
