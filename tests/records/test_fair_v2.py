@@ -30,7 +30,7 @@ from .fair_vectors import compute, documented
 from .snippet import NODE, VERIFY, run_node, verifier
 from .test_fair import fair_record
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "stored"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 
@@ -331,7 +331,7 @@ def test_r8a_the_server_names_the_lie() -> None:
 @pytest.mark.parametrize("name", ["v1-plain", "v1-chanter-partner-draw"])
 def test_r8a_records_of_scheme_1_stay_verifiable(name: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """Records the server wrote before v2 (tests/records/data, made by that code) are
+    """Records the server wrote before v2 (tests/records/stored, made by that code) are
     proven by ``aluette-record verify``; a tampered one is not; the short verifiers of
     docs/ say they are for scheme 2 and send the reader to ``aluette-record verify``."""
     record = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
