@@ -338,12 +338,17 @@ class Match:
         self.signal_count += 1
         record = {"deal": self.deal_number, "from_seat": seat, "signal": action.signal,
                   "n": n, "to": sorted(to),
-                  "at": 4 * len(self.tricks) + len(self.trick)}   # cards played before it
+                  "at": self._actions_taken()}   # where it came in the deal (R17)
         self.signals.append(record)
         # The sender hears back what it sent, never who noticed it (R16).
         return [{"type": "signal", "from_seat": seat, "signal": action.signal, "n": n,
                  "to": sorted(to)},
                 {"type": "signal_sent", "signal": action.signal, "n": n, "to": [seat]}]
+
+    def _actions_taken(self) -> int:
+        """Turn actions taken so far this deal: chanter votes, discards, then cards."""
+        return (sum(v is not None for v in self.votes) + sum(1 for d in self.discards if d)
+                + 4 * len(self.tricks) + len(self.trick))
 
     # ------------------------------------------------------------------ storage
 

@@ -21,6 +21,8 @@ from .options import Options
 from .seats import left_of, partner_of
 
 RECORD_FORMAT = "aluette-record/1"
+#: Turn actions in a deal: four chanter votes, two discards (R9), thirty-six cards.
+MAX_ACTIONS = 4 + 2 + 4 * rules.TRICKS_PER_DEAL
 
 __all__ = ["RECORD_FORMAT", "RecordError", "export_record", "verify_record"]
 
@@ -78,8 +80,8 @@ def chanter_block(votes: list[bool | None], discards: list[list[str]]) -> dict[s
 
 def signal_entry(signal: dict[str, Any]) -> dict[str, Any]:
     """One signal in a record: its sender, id and number, who received it (the partner,
-    and any opponent who noticed it, R16) and ``at``, the cards played in the deal before
-    it was sent."""
+    and any opponent who noticed it, R16) and ``at``, how many turn actions of the deal
+    (chanter votes and discards, then cards) had been taken when it was sent."""
     entry = {"from_seat": signal["from_seat"], "signal": signal["signal"], "n": signal["n"],
              "to": list(signal["to"])}
     if "at" in signal:
@@ -194,9 +196,9 @@ def _check_signals(number: int, deal: dict[str, Any], options: Options) -> None:
             raise RecordError("a signal reaches the sender's partner, and opponents only with "
                               "risky signals (R16)", deal=number, seat=seat)
         if "at" in s:
-            if type(s["at"]) is not int or not at <= s["at"] < 4 * rules.TRICKS_PER_DEAL:
-                raise RecordError("a signal's at counts the cards played before it, in order",
-                                  deal=number, seat=seat)
+            if type(s["at"]) is not int or not at <= s["at"] < MAX_ACTIONS:
+                raise RecordError("a signal's at counts the turn actions taken before it, in "
+                                  "order", deal=number, seat=seat)
             at = s["at"]
 
 

@@ -1,4 +1,5 @@
-"""``aluette-record``: verify and show match records (R17, R18, R8a) from the command line.
+"""``aluette-record``: verify, show and review match records (R17, R18, R8a) from the
+command line.
 
 Both commands say the result in the same words (:func:`verdict`). Output piped into a
 reader that stops early (``aluette-record verify --json *.json | head``) ends quietly, with
@@ -156,9 +157,41 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review(args: argparse.Namespace) -> int:
+    """The expert's review of one seat (issue 28): JSON on stdout, progress on stderr."""
+    # Imported here: the review needs the bots, which ``verify`` and ``show`` do not.
+    import msgspec
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from server.review import Settings, review_record
+
+    path = args.file
+    try:
+        record = _load(path)
+        console = Console(stderr=True)
+        with Progress("reviewing seat", str(args.seat), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=True,
+                      disable=not console.is_terminal) as bar:
+            task = bar.add_task("review", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            settings = Settings(card_worlds=args.worlds) if args.worlds else Settings()
+            review = review_record(record, args.seat, workers=args.workers,
+                                   settings=settings, salt=args.salt, progress=progress)
+    except RecordError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    print(msgspec.json.encode(review).decode())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="aluette-record", description="Verify or show Aluette match records (R17, R18)."
+        prog="aluette-record",
+        description="Verify, show or review Aluette match records (R17, R18)."
     )
     sub = parser.add_subparsers(dest="command", required=True)
     verify = sub.add_parser("verify", help="replay records under the rules; check that "
@@ -173,9 +206,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("files", nargs="+", metavar="FILE")
     show = sub.add_parser("show", help="print a match trick by trick")
     show.add_argument("file", metavar="FILE")
+    review = sub.add_parser("review", help="the expert's review of one seat's decisions, "
+                            "from what that seat knew (JSON)")
+    review.add_argument("file", metavar="FILE")
+    review.add_argument("--seat", type=int, required=True, choices=range(4), metavar="N",
+                        help="the seat to review, 0-3")
+    review.add_argument("--workers", type=int, default=2, metavar="N",
+                        help="processes to think in (default 2; 0: this one)")
+    review.add_argument("--worlds", type=int, default=0, metavar="N",
+                        help="deals of the unseen cards sampled per card decision "
+                        "(default 600)")
+    review.add_argument("--salt", default="0",
+                        help="seeds the review's random draws (default 0)")
     args = parser.parse_args(argv)
+    commands = {"verify": _verify, "show": _show, "review": _review}
     try:
-        status = _verify(args) if args.command == "verify" else _show(args)
+        status = commands[args.command](args)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader stopped (`| head`): stop too. Point stdout at /dev/null so the

@@ -294,7 +294,7 @@ def test_r16_r18_signals_that_break_the_rule_are_refused():
             (lambda s: s.update(to=[1, 2]), "opponents only with risky signals"),
             (lambda s: s.update(signal="wink"), "not a signal of R15"),
             (lambda s: s.update(signal="aces"), "not a signal of R15"),
-            (lambda s: s.update(at=99), "counts the cards played"),
+            (lambda s: s.update(at=99), "counts the turn actions taken"),
             (lambda s: s.update(from_seat=7), "from_seat"),
     ]:
         forged = copy.deepcopy(record)
