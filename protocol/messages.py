@@ -230,6 +230,17 @@ class GetRecord(Command, tag="get_record", kw_only=True):
     match: MatchNumber | None = None
 
 
+class RequestReview(Command, tag="review", kw_only=True):
+    """Ask for the expert's review of seat ``seat`` in a finished match of the table (added
+    in 1.5): ``match`` picks it by number, nil asks for the latest finished one; only for a
+    match whose record you may read. ``ok`` result :class:`~protocol.results.ReviewResult`:
+    queued, running (with progress) or done (with the review); send it again to poll."""
+
+    table: TableId
+    seat: Seat
+    match: MatchNumber | None = None
+
+
 ClientCommand = (
     Hello
     | Resume
@@ -247,6 +258,7 @@ ClientCommand = (
     | Discard
     | Signal
     | GetRecord
+    | RequestReview
     | Rematch
     | Chat
     | Mute

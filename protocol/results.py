@@ -8,7 +8,7 @@ plain map; a client may decode it with :func:`decode_result` or read it as a dic
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -96,6 +96,26 @@ class RecordResult(Result):
     match: MatchNumber | None = None
 
 
+ReviewStatus = Literal["queued", "running", "done", "failed"]
+
+
+class ReviewResult(Result):
+    """``review`` (added in 1.5): where the expert's review of ``seat`` in match ``match``
+    stands. ``queued`` (``ahead``: reviews before it), ``running`` (``done`` of ``total``
+    decisions evaluated), ``done`` (``review``: the JSON object ``aluette-record review``
+    prints) or ``failed`` (``error`` says why; asking again tries again)."""
+
+    table: TableId
+    match: MatchNumber
+    seat: Seat
+    status: ReviewStatus
+    done: Annotated[int, Meta(ge=0)] = 0
+    total: Annotated[int, Meta(ge=0)] = 0
+    ahead: Annotated[int, Meta(ge=0)] = 0
+    review: dict[str, Any] | None = None
+    error: str | None = None
+
+
 #: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
 #: replies, ``welcome`` and ``pong``).
 RESULT_TYPES: dict[str, type[Result]] = {
@@ -113,6 +133,7 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "resume": ResumeResult,
     "list_tables": TablesPage,
     "get_record": RecordResult,
+    "review": ReviewResult,
     "rematch": TableResult,
     "chat": TableResult,
     "mute": TableResult,
@@ -135,6 +156,7 @@ __all__ = [
     "RecordResult",
     "Result",
     "ResumeResult",
+    "ReviewResult",
     "SeatRef",
     "SeatResult",
     "SpectateResult",

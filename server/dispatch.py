@@ -110,6 +110,9 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         elif isinstance(cmd, protocol.GetRecord):
             client.send(session.ok(cmd.id, await lobby.record(client.player, cmd.table,
                                                               cmd.match)))
+        elif isinstance(cmd, protocol.RequestReview):          # issue 28: server/reviews.py
+            client.send(session.ok(cmd.id, await hub.reviews.request(
+                client.player, client.address, cmd)))
         else:
             table_id = getattr(cmd, "table", None)
             if not isinstance(table_id, str):

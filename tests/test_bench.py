@@ -26,6 +26,8 @@ BENCHES = {
     "ceiling.py": (["--deals", "2", "--workers", "1"], {"deals", "b", "variants"}),
     "review.py": (["--matches", "1", "--deals", "1", "--worlds", "40"],
                   {"review_s", "agreement", "baseline_bot_s"}),
+    "review_load.py": (["--reviews", "2", "--plays", "40"],
+                       {"baseline", "while_reviewing", "reviews_made_meanwhile"}),
 }
 
 

@@ -10,6 +10,8 @@ took which decision, nor on how many there were.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
+import json
 import multiprocessing
 from collections.abc import Callable
 from typing import Any
@@ -59,3 +61,25 @@ def run(found: list[Decision], *, workers: int, settings: Settings, salt: str,
             if progress is not None:
                 progress(done, total)
     return [r for r in results if r is not None]
+
+
+# ---------------------------------------------------------------- one decision at a time
+# For a server, whose event loop must not spend its time unpickling every view of a match:
+# the worker replays the record itself (once per review, cached) and sends back only the
+# small verdict of the decision it was asked for.
+
+
+@functools.lru_cache(maxsize=8)
+def _decisions_of(record_json: bytes, seat: int) -> list[Decision]:
+    return decisions(json.loads(record_json), seat)
+
+
+def count_decisions(record_json: bytes, seat: int) -> int:
+    """How many decisions ``seat`` took in the record (JSON bytes); raises RecordError."""
+    return len(_decisions_of(record_json, seat))
+
+
+def evaluate_one(record_json: bytes, seat: int, index: int, settings: Settings,
+                 salt: str) -> DecisionReview:
+    """The verdict on ``seat``'s ``index``-th decision in the record (JSON bytes)."""
+    return evaluate(_decisions_of(record_json, seat)[index], settings, salt)

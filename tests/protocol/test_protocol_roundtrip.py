@@ -63,6 +63,7 @@ def test_catalogue_is_complete() -> None:
         "discard",
         "signal",
         "get_record",
+        "review",
         "rematch",
         "chat",
         "mute",
