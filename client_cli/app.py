@@ -25,6 +25,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 import protocol
+from server.game.errors import RecordError
 
 from . import render
 from .commands import (
@@ -39,6 +40,8 @@ from .commands import (
 )
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel, new_contribution
+from .replay import KEYS as REPLAY_KEYS
+from .replay import Replay
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
@@ -73,6 +76,8 @@ class App:
         #: Tables we sat down at before seeing their commitment: we contribute once the
         #: table's head shows it (R8a).
         self._owe_contribution: set[str] = set()
+        #: A finished match being replayed (`replay`): input lines step through it.
+        self.replaying: Replay | None = None
 
     # ------------------------------------------------------------------ output
 
@@ -336,6 +341,9 @@ class App:
             tokens = shlex.split(line)
         except ValueError:
             tokens = line.split()
+        if self.replaying is not None:            # `replay`: lines step through the match
+            self._step_replay(line)
+            return True
         said = CHAT_LINE.fullmatch(line)
         if not tokens and said is None:
             return True
@@ -422,6 +430,8 @@ class App:
             self.show(render.note("You left the table."))
         elif word == "record":
             await self._record(args)
+        elif word == "replay":
+            await self._replay(args)
         elif word == "play":
             if len(args) != 1:
                 raise InputError("Type `play` and a card code or number, or just the card.")
@@ -736,6 +746,32 @@ class App:
         path = Path(args[0]) if args else Path(f"aluette-{protocol.clean_text(table)}.json")
         path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
         self.show(render.note(f"Match record (R17) written to {path}."))
+
+    async def _replay(self, args: list[str]) -> None:
+        """Step through a finished match of this table, every hand face up (issue 28)."""
+        table = self._need_table()
+        if len(args) > 1 or (args and not args[0].isdigit()):
+            raise InputError("Type `replay`, or `replay MATCH` for an earlier match here.")
+        result = await self.conn.call(protocol.GetRecord, table=table,
+                                      match=int(args[0]) if args else None)
+        try:
+            self.replaying = Replay(result.get("record") or {}, seat=self._need_model().seat)
+        except (RecordError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"This record cannot be replayed: {exc}") from None
+        self.show(self.replaying.render())
+
+    def _step_replay(self, line: str) -> None:
+        assert self.replaying is not None
+        try:
+            going = self.replaying.command(line.strip())
+        except ValueError:
+            self.show(Text(REPLAY_KEYS, style="dim"))
+            return
+        if going:
+            self.show(self.replaying.render())
+        else:
+            self.replaying = None
+            self.show(render.note("Replay over: back to the table."))
 
     # ------------------------------------------------------------------ game commands
 

@@ -63,6 +63,7 @@ ERROR_SENTENCES: dict[str, str] = {
     "not_creator": "Only the player who created the table can do that.",
     "not_ready": "The table cannot start: fill all four seats with players or bots first.",
     "too_many_tables": "The server has no room for another table right now.",
+    "too_many_reviews": "You have as many reviews waiting as allowed: ask again once one is done.",
     "too_many_spectators": "That table has all the spectators it can take.",
     "rate_limited": "Slow down: too many commands at once.",
     "storage_unavailable": "The server could not save that, so nothing changed; try again.",
@@ -941,6 +942,7 @@ Lobby
   table [TABLE]              show a table, or switch to another one you are at
   leave                      leave the current table (a bot plays your seat)
   record [FILE]              save the match record (R17) once the match is over
+  replay [MATCH]             step through a finished match, every hand face up
   r | rematch                after a match: ask for (or accept) another one, same seats
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators

@@ -1,5 +1,5 @@
-"""``aluette-record``: verify, show and review match records (R17, R18, R8a) from the
-command line.
+"""``aluette-record``: verify, show, replay and review match records (R17, R18, R8a) from
+the command line.
 
 Both commands say the result in the same words (:func:`verdict`). Output piped into a
 reader that stops early (``aluette-record verify --json *.json | head``) ends quietly, with
@@ -188,6 +188,44 @@ def _review(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay(args: argparse.Namespace) -> int:
+    """Step through a match trick by trick, every hand face up (issue 28): commands from
+    the keyboard (or, piped, one per line), or every step at once with ``--all``."""
+    # Imported here: the replay speaks the terminal client's words (rich, its renderer).
+    from rich.console import Console
+
+    from client_cli.replay import KEYS, Replay
+
+    path = args.file
+    try:
+        record = _load(path)
+        review = _load(args.review) if args.review else None
+        replay = Replay(record, seat=args.seat, review=review)
+    except (RecordError, KeyError, TypeError, ValueError) as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    console = Console()
+    if args.all:
+        for _ in replay.steps:
+            console.print(replay.render())
+            console.print()
+            replay.command("n")
+        return 0
+    console.print(replay.render())
+    while True:
+        try:
+            line = input("replay> " if sys.stdin.isatty() else "")
+        except EOFError:
+            return 0
+        try:
+            if not replay.command(line.strip()):
+                return 0
+        except ValueError:
+            console.print(KEYS)
+            continue
+        console.print(replay.render())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="aluette-record",
@@ -218,8 +256,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default 600)")
     review.add_argument("--salt", default="0",
                         help="seeds the review's random draws (default 0)")
+    replay = sub.add_parser("replay", help="step through a match trick by trick, every "
+                            "hand face up")
+    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("--seat", type=int, choices=range(4), metavar="N", default=None,
+                        help="your seat: the words say 'you'")
+    replay.add_argument("--review", metavar="REVIEW", default=None,
+                        help="a review of one seat (aluette-record review's JSON): its "
+                        "costly plays are marked")
+    replay.add_argument("--all", action="store_true", help="print every step, then stop")
     args = parser.parse_args(argv)
-    commands = {"verify": _verify, "show": _show, "review": _review}
+    commands = {"verify": _verify, "show": _show, "review": _review, "replay": _replay}
     try:
         status = commands[args.command](args)
         sys.stdout.flush()

@@ -1,0 +1,44 @@
+"""Issue 28, Build 1, in the terminal client (a real ``aluette`` in a pty, a real server
+subprocess): once a match is over, ``replay`` steps through it trick by trick with every
+hand face up, back and forth, and ``q`` returns to the table."""
+
+from __future__ import annotations
+
+import re
+
+from .conftest import ServerProcess, plain
+from .test_cli_game import open_table
+
+
+def test_replay_steps_through_the_finished_match(server_proc: ServerProcess, spawn) -> None:
+    ana = spawn("--server", server_proc.url, "--name", "Ana")
+    open_table(ana)
+    ana.send("start")
+    played = []
+    for _ in range(9):
+        hand = ana.wait_turn()
+        ana.send(hand[-1])
+        ana.expect(re.escape(f"you play {hand[-1]}"))
+        played.append(hand[-1])
+    ana.expect(re.escape("Type `r` to play again"))
+    ana.send("replay")
+    ana.expect(r"Deal 1 of 1 · dealt by \S+ · as dealt\s+\[1/10\]")
+    ana.expect("Hands, face up")
+    ana.send("n")
+    ana.expect(r"trick 1 of 9\s+\[2/10\]")
+    ana.expect(r"Trick 1: ")
+    ana.send("g 1 9")
+    ana.expect(r"trick 9 of 9\s+\[10/10\]")
+    ana.expect("Deal 1 is over")
+    ana.expect("Match: team 0")
+    ana.send("b")
+    ana.expect(r"trick 8 of 9\s+\[9/10\]")
+    ana.send("what")
+    ana.expect(re.escape("b: back"))
+    ana.send("q")
+    ana.expect("Replay over: back to the table.")
+    ana.send("help")                          # input is the client's own again
+    ana.expect(re.escape("replay [MATCH]"))
+    out = plain(ana.output)
+    assert all(card in out for card in played)
+    ana.quit()
