@@ -131,10 +131,11 @@ def test_the_csp_names_the_websocket_only_for_a_plain_host():
 
 
 def test_page_assets_fit_the_budget():
-    """Issue 13 target: the page's own assets <= 200 KiB uncompressed (no screenshots)."""
+    """Issue 31's target (issue 13's was 200 KiB, before the replay page of issue 28): the
+    page's own assets <= 300 KiB uncompressed (no screenshots)."""
     size = Site.from_package().size()
-    print(f"\nweb client assets: {size} bytes ({size / 1024:.1f} KiB) of 200 KiB")
-    assert size <= 200 * 1024
+    print(f"\nweb client assets: {size} bytes ({size / 1024:.1f} KiB) of 300 KiB")
+    assert size <= 300 * 1024
 
 
 def test_no_network_text_is_ever_inserted_as_html():
