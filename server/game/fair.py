@@ -122,6 +122,8 @@ def reveal(secret: str, salt: str, contributions: Sequence[str | None],
         "secret": secret,
         "salt": salt,
         "contributions": list(contributions),
+        # How many players the seed took a contribution from (0: the server alone chose).
+        "contributors": contributors(contributions),
         "seed": derive_seed(secret, salt, contributions, scheme),
     }
 
@@ -271,6 +273,9 @@ def check_record(record: dict[str, Any], expected: str | None = None) -> str:
                                       f"{signal['to']}, but the revealed seed says {to} (R16)",
                                       deal=number, seat=sender)
             signal_index += 1
+    if "contributors" in fair and fair["contributors"] != contributors(m.contributions):
+        raise RecordError(f"fair.contributors says {fair['contributors']!r}, but "
+                          f"{contributors(m.contributions)} seats contributed (R8a)")
     return "proven"
 
 

@@ -311,3 +311,13 @@ def test_cli_verify_flags_a_seed_no_player_contributed_to(
     out = capsys.readouterr().out
     assert ("no player contributed to the seed: the server alone chose it, so the deals "
             "are not checked by any player (R8a)") in out
+
+
+def test_r8a_the_record_says_how_many_players_contributed() -> None:
+    """Issue 33, finding 5: the record itself says it, and a wrong count is refused."""
+    record = fair_record("a" * 64, "b" * 32, ["01", None, None, "ff"], deals=1)
+    assert record["fair"]["contributors"] == 2
+    assert fair_record("a" * 64, "b" * 32, [None] * 4, deals=1)["fair"]["contributors"] == 0
+    record["fair"]["contributors"] = 3
+    with pytest.raises(RecordError, match=r"fair\.contributors says 3, but 2 seats"):
+        verify_record(record)
