@@ -41,7 +41,7 @@ from .commands import (
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel, new_contribution
 from .replay import KEYS as REPLAY_KEYS
-from .replay import Replay
+from .replay import REVIEW_POLL_S, Replay, review_progress, review_summary
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
@@ -432,6 +432,8 @@ class App:
             await self._record(args)
         elif word == "replay":
             await self._replay(args)
+        elif word == "review":
+            self._review(args)
         elif word == "play":
             if len(args) != 1:
                 raise InputError("Type `play` and a card code or number, or just the card.")
@@ -759,6 +761,52 @@ class App:
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             raise InputError(f"This record cannot be replayed: {exc}") from None
         self.show(self.replaying.render())
+
+    def _review(self, args: list[str]) -> None:
+        """The expert's review of a seat of this table's last match (protocol 1.5), followed
+        in the background with a progress bar; once made, the replay opens with its marks."""
+        model = self._need_model()
+        if len(args) > 1:
+            raise InputError("Type `review`, or `review SEAT` for another seat's decisions.")
+        seat = parse_seat(args[0]) if args else model.seat
+        if seat is None:
+            raise InputError("Type `review SEAT` (0-3): whose decisions the expert reviews.")
+
+        async def follow() -> None:
+            try:
+                await self._follow_review(model, seat)
+            except (ServerError, ConnectionFailed, TimeoutError) as exc:
+                self.show(explain(exc))
+
+        task = asyncio.get_running_loop().create_task(follow())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _follow_review(self, model: TableModel, seat: int) -> None:
+        shown = None
+        while True:
+            r = await self.conn.call(protocol.RequestReview, table=model.table, seat=seat)
+            if r.get("status") == "done":
+                break
+            if r.get("status") == "failed":
+                self.show(render.problem(f"The review could not be made: "
+                                         f"{protocol.clean_text(str(r.get('error')))[:200]}"))
+                return
+            now = (r.get("status"), r.get("done"), r.get("total"))
+            if now != shown:
+                shown = now
+                self.show(review_progress(r, render.who(model, seat)))
+            await asyncio.sleep(REVIEW_POLL_S)
+        review = r.get("review") or {}
+        record = (await self.conn.call(protocol.GetRecord, table=model.table,
+                                       match=r.get("match"))).get("record") or {}
+        self.show(review_summary(review, render.who(model, seat)))
+        try:
+            self.replaying = Replay(record, seat=model.seat, review=review)
+        except (RecordError, KeyError, TypeError, ValueError):
+            return
+        self.show(render.note("The replay, with the costly plays marked (?!, ?, ??):"),
+                  self.replaying.render())
 
     def _step_replay(self, line: str) -> None:
         assert self.replaying is not None

@@ -943,6 +943,7 @@ Lobby
   leave                      leave the current table (a bot plays your seat)
   record [FILE]              save the match record (R17) once the match is over
   replay [MATCH]             step through a finished match, every hand face up
+  review [SEAT]              the expert's review of your (or SEAT's) decisions
   r | rematch                after a match: ask for (or accept) another one, same seats
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.progress_bar import ProgressBar
+from rich.table import Table
 from rich.text import Text
 
 from server.game import fair, rules, sort_by_strength
@@ -34,6 +36,39 @@ MARKS = ((0.5, "??"), (0.25, "?"), (0.1, "?!"))
 
 KEYS = ("Enter or n: next trick · b: back · d: next deal · D: previous deal · "
         "g DEAL [TRICK]: go there · q: stop")
+
+
+#: How often the client asks again while a review is being made (seconds).
+REVIEW_POLL_S = 1.5
+
+
+def review_progress(status: dict[str, Any], seat: Text) -> RenderableType:
+    """Where a review stands (protocol ``review``): queued, or a bar of decisions done."""
+    if status.get("status") == "queued":
+        ahead = int(status.get("ahead") or 0)
+        return Text(f"The expert's review of {seat.plain} is waiting "
+                    f"({ahead} before it)…", style="cyan")
+    done, total = int(status.get("done") or 0), int(status.get("total") or 0)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_row(Text(f"The expert is reviewing {seat.plain}:", style="cyan"),
+                 ProgressBar(total=max(total, 1), completed=done, width=30),
+                 Text(f"{done} of {total} decisions"))
+    return grid
+
+
+def review_summary(review: dict[str, Any], seat: Text) -> Text:
+    """A review in one sentence: how often the seat chose as the expert, what it cost."""
+    share = round(100 * float(review.get("share_matched") or 0))
+    lost = float(review.get("points_lost") or 0)
+    worst = sorted((d for d in review.get("decisions") or [] if not d.get("matched")),
+                   key=lambda d: -float(d.get("lost") or 0))[:3]
+    t = Text(f"The expert's review of {seat.plain}: {share}% of the decisions as the expert "
+             f"would have made them; {lost:.2f} points lost to its choices.", style="bold")
+    for d in worst:
+        where = f"deal {d['deal']}" + (f", trick {d['trick']}" if d.get("trick") else "")
+        t.append(f"\n  {where}: {d['actual']} where the expert preferred {d['preferred']} "
+                 f"(−{float(d['lost']):.2f})")
+    return t
 
 
 def mark_of(lost: float) -> str:

@@ -1,6 +1,7 @@
-"""Issue 28, Build 1, in the terminal client (a real ``aluette`` in a pty, a real server
-subprocess): once a match is over, ``replay`` steps through it trick by trick with every
-hand face up, back and forth, and ``q`` returns to the table."""
+"""Issue 28, Builds 1 and 2, in the terminal client (a real ``aluette`` in a pty, a real
+server subprocess): once a match is over, ``replay`` steps through it trick by trick with
+every hand face up, back and forth, and ``q`` returns to the table; ``review`` follows the
+expert's review of our seat and opens the replay with its marks."""
 
 from __future__ import annotations
 
@@ -41,4 +42,13 @@ def test_replay_steps_through_the_finished_match(server_proc: ServerProcess, spa
     ana.expect(re.escape("replay [MATCH]"))
     out = plain(ana.output)
     assert all(card in out for card in played)
+    # The expert's review of Ana's own decisions, followed with a progress bar, then the
+    # replay again with the costly plays marked.
+    ana.send("review")
+    ana.expect(r"The expert's review of you: \d+% of the decisions as the expert would",
+               timeout=60)
+    ana.expect(re.escape("The replay, with the costly plays marked"))
+    ana.expect(r"Deal 1 of 1 · dealt by \S+ · as dealt")
+    ana.send("q")
+    ana.expect("Replay over: back to the table.")
     ana.quit()
