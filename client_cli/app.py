@@ -41,7 +41,7 @@ from .commands import (
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel, new_contribution
 from .replay import KEYS as REPLAY_KEYS
-from .replay import REVIEW_POLL_S, Replay, review_progress, review_summary
+from .replay import REVIEW_POLL_S, Replay, hint_text, review_progress, review_summary
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
@@ -434,6 +434,8 @@ class App:
             await self._replay(args)
         elif word == "review":
             self._review(args)
+        elif word == "hint" and not args:
+            await self._hint()
         elif word == "play":
             if len(args) != 1:
                 raise InputError("Type `play` and a card code or number, or just the card.")
@@ -807,6 +809,12 @@ class App:
             return
         self.show(render.note("The replay, with the costly plays marked (?!, ?, ??):"),
                   self.replaying.render())
+
+    async def _hint(self) -> None:
+        """What would the expert play now? (a table with ``hints=on``, issue 28)"""
+        model = self._game_model()
+        result = await self.conn.call(protocol.RequestHint, table=model.table)
+        self.show(hint_text(result))
 
     def _step_replay(self, line: str) -> None:
         assert self.replaying is not None

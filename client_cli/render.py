@@ -377,6 +377,8 @@ def _header(model: TableModel, v: dict[str, Any], compact: bool) -> Text:
              else f"of {opts.get('deals', 5)}")
     head.append(f" · deal {v['deal_number']} {total} · dealer: ")
     head.append_text(_short(model, v["dealer"]) if compact else who(model, v["dealer"]))
+    if ((model.info or {}).get("options") or {}).get("hints"):   # issue 28: marked
+        head.append(" · hints on, not rated", style="dim")
     if model.spectator:
         head.append(" · watching" if compact else " · you are watching", style="dim")
     return head
@@ -944,6 +946,7 @@ Lobby
   record [FILE]              save the match record (R17) once the match is over
   replay [MATCH]             step through a finished match, every hand face up
   review [SEAT]              the expert's review of your (or SEAT's) decisions
+  hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
@@ -974,6 +977,7 @@ create [OPTION=VALUE ...] [private] [name=TEXT]
   grace=120          seconds a dropped player keeps the seat
   level=normal       level of the bots that fill in (random/easy/normal/expert)
   autostart          start as soon as four are seated
+  hints=on|off       a casual table: `hint` asks what the expert would play (never rated)
   private            only players with the join code can sit or watch
 Example: create deals=3 chanter=on signals=risky name=Friday"""
 

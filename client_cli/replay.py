@@ -23,7 +23,8 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from server.game import fair, rules, sort_by_strength
+import protocol
+from server.game import STRENGTH, card_name, fair, rules, sort_by_strength
 from server.game.errors import RecordError
 from server.game.record import verify_record
 from server.game.seats import left_of, partner_of
@@ -69,6 +70,22 @@ def review_summary(review: dict[str, Any], seat: Text) -> Text:
         t.append(f"\n  {where}: {d['actual']} where the expert preferred {d['preferred']} "
                  f"(−{float(d['lost']):.2f})")
     return t
+
+
+def hint_text(result: dict[str, Any]) -> Text:
+    """A table's hint (protocol ``hint``): the expert's choice and what each choice is worth
+    to the team, judged from this seat's view alone."""
+    preferred = str(result.get("preferred") or "")
+    words = card_name(preferred) if preferred in STRENGTH else preferred
+    t = Text("The expert would choose ", style="bold").append(f"{preferred}")
+    if words != preferred:
+        t.append(f" ({words})")
+    valued = [c for c in result.get("choices") or [] if c.get("value") is not None]
+    if valued:
+        t.append(". Expected points for your team this deal: ")
+        t.append(", ".join(f"{protocol.clean_text(str(c['choice']))[:20]} "
+                           f"{float(c['value']):+.2f}" for c in valued))
+    return t.append(".")
 
 
 def mark_of(lost: float) -> str:

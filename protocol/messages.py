@@ -241,6 +241,13 @@ class RequestReview(Command, tag="review", kw_only=True):
     match: MatchNumber | None = None
 
 
+class RequestHint(Command, tag="hint", kw_only=True):
+    """At a table with ``options.hints``, on your turn: what would the expert do? (added in
+    1.5). ``ok`` result :class:`~protocol.results.HintResult`."""
+
+    table: TableId
+
+
 ClientCommand = (
     Hello
     | Resume
@@ -259,6 +266,7 @@ ClientCommand = (
     | Signal
     | GetRecord
     | RequestReview
+    | RequestHint
     | Rematch
     | Chat
     | Mute

@@ -116,6 +116,26 @@ class ReviewResult(Result):
     error: str | None = None
 
 
+class HintChoice(Result):
+    """One legal choice and the points the expert expects of it for your team this deal
+    (your team's points minus the other's); nil when not valued."""
+
+    choice: str
+    value: float | None = None
+
+
+class HintResult(Result):
+    """``hint`` (added in 1.5): what the expert would do now, judged from your view alone:
+    ``preferred`` (a card code, ``yes``/``no`` at the chanter vote, or six codes separated
+    by spaces at the discard) and the choices it weighed."""
+
+    table: TableId
+    phase: Annotated[str, Meta(max_length=32)]
+    preferred: Annotated[str, Meta(max_length=64)]
+    choices: Annotated[list[HintChoice], Meta(max_length=16)] = msgspec.field(
+        default_factory=list)
+
+
 #: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
 #: replies, ``welcome`` and ``pong``).
 RESULT_TYPES: dict[str, type[Result]] = {
@@ -134,6 +154,7 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "list_tables": TablesPage,
     "get_record": RecordResult,
     "review": ReviewResult,
+    "hint": HintResult,
     "rematch": TableResult,
     "chat": TableResult,
     "mute": TableResult,
@@ -152,6 +173,8 @@ def decode_result(command_type: str, result: Any) -> Result:
 __all__ = [
     "RESULT_TYPES",
     "CreateResult",
+    "HintChoice",
+    "HintResult",
     "LeaveResult",
     "RecordResult",
     "Result",

@@ -113,6 +113,8 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         elif isinstance(cmd, protocol.RequestReview):          # issue 28: server/reviews.py
             client.send(session.ok(cmd.id, await hub.reviews.request(
                 client.player, client.address, cmd)))
+        elif isinstance(cmd, protocol.RequestHint):
+            client.send(session.ok(cmd.id, await hub.reviews.hint(client.player, cmd)))
         else:
             table_id = getattr(cmd, "table", None)
             if not isinstance(table_id, str):

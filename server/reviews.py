@@ -1,4 +1,5 @@
-"""The expert's review of a finished match, as a service (protocol 1.5 ``review``, issue 28).
+"""The expert's review of a finished match, as a service (protocol 1.5 ``review``, issue 28),
+and the hints of a casual table (``hint``: what would the expert play now?).
 
 A player asks for the review of one seat of a match whose record they may read (the same
 rule as ``get_record``: a private table's records are its players'). The answer says where
@@ -34,10 +35,21 @@ from typing import Any
 
 import msgspec
 
-from protocol import CommandError, ErrorCode, RequestReview, ReviewResult, ServiceError
+from protocol import (
+    CommandError,
+    ErrorCode,
+    HintChoice,
+    HintResult,
+    RequestHint,
+    RequestReview,
+    ReviewResult,
+    ServiceError,
+)
 from protocol.results import ReviewStatus
+from server.game import view
 from server.game.errors import RecordError
 from server.review import DecisionReview, Settings, summarize
+from server.review.evaluate import recommend
 from server.review.runner import count_decisions, evaluate_one
 from server.store import StorageUnavailable, Store
 
@@ -95,6 +107,8 @@ class Reviews:
         self._wake = asyncio.Event()
         self._slots = asyncio.Semaphore(self.in_flight)
         self.made = 0
+        self._hinting: set[str] = set()
+        self.hints = 0
 
     def start(self) -> None:
         """Work the queue off in a supervised task (cancelled when the server closes)."""
@@ -158,6 +172,42 @@ class Reviews:
         job = self.jobs.get(key)
         if job is not None:
             await job.finished.wait()
+
+    # ------------------------------------------------------------------ hints
+
+    async def hint(self, player: str, cmd: RequestHint) -> HintResult:
+        """What the expert would do in ``player``'s seat now (issue 28, Build 3): only at a
+        table with ``options.hints``, for a seated player whose turn it is; one hint at a
+        time per player, valued in the bot processes from the seat's view."""
+        table = await self.lobby.find(cmd.table)
+        state, match = table.state, table.match
+        if not state.options.hints:
+            raise CommandError(ErrorCode.HINTS_OFF, "this table does not allow hints: its "
+                               "creator may turn them on for a casual table (option hints)")
+        seat = state.seat_of(player)
+        if seat is None:
+            raise CommandError(ErrorCode.NOT_SEATED, "only the players seated at the table "
+                               "may ask what the expert would play")
+        if match is None or match.over:
+            raise CommandError(ErrorCode.WRONG_PHASE, "there is nothing to decide: no match "
+                               "is being played")
+        if match.to_act != seat:
+            raise CommandError(ErrorCode.NOT_YOUR_TURN, "a hint is for your own turn")
+        if player in self._hinting:
+            raise CommandError(ErrorCode.RATE_LIMITED, "one hint at a time")
+        seen = view(match, seat)             # the seat's own view: nothing hidden in it
+        self._hinting.add(player)
+        try:
+            loop = asyncio.get_running_loop()
+            preferred, choices = await loop.run_in_executor(
+                self.bots.executor, recommend, seen, None,
+                f"hint:{cmd.table}:{match.deal_number}:{match.version}")
+        finally:
+            self._hinting.discard(player)
+        self.hints += 1
+        return HintResult(table=cmd.table, phase=seen["phase"], preferred=preferred,
+                          choices=[HintChoice(choice=c.choice, value=c.value)
+                                   for c in choices][:16])
 
     # ------------------------------------------------------------------ working
 

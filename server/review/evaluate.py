@@ -225,3 +225,27 @@ def _discard(decision: Decision, rng: random.Random, n: int) -> DecisionReview:
                              PARTNER_NOISE)
             results[choice].append(float(team_value(result, team, mordienne_on)))
     return _judge(decision, results, weights, order, DISCARD_CHOICES - len(order))
+
+
+#: Hints are asked for during play: fewer worlds than a review, still several bots' worth.
+HINT_SETTINGS = Settings(card_worlds=300, vote_worlds=200, discard_worlds=100)
+
+
+def recommend(view: dict[str, Any], settings: Settings | None = None, salt: str = "hint"
+              ) -> tuple[str, list[ChoiceValue]]:
+    """What the expert would do now, from this view alone: its choice, and every choice it
+    valued (a table's hint, issue 28 Build 3). The weakest card (or "no", or the expert's
+    own discard) unless another choice is better beyond noise, as a review judges."""
+    phase = view["phase"]
+    number = int(view["deal_number"])
+    if phase == "play":
+        weakest = sort_by_strength(list(view["hand"]))[-1]
+        decision = Decision(number, "card", view, weakest, trick=len(view["tricks"]) + 1)
+    elif phase == "chanter_vote":
+        decision = Decision(number, "chanter_vote", view, "no")
+    elif phase == "chanter_discard":
+        decision = Decision(number, "discard", view, discard_text(chanter_discards(view)))
+    else:
+        raise ValueError(f"nothing to decide in phase {phase!r}")
+    verdict = evaluate(decision, settings or HINT_SETTINGS, salt)
+    return verdict.preferred, verdict.choices

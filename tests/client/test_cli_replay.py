@@ -23,7 +23,7 @@ def test_replay_steps_through_the_finished_match(server_proc: ServerProcess, spa
         played.append(hand[-1])
     ana.expect(re.escape("Type `r` to play again"))
     ana.send("replay")
-    ana.expect(r"Deal 1 of 1 · dealt by \S+ · as dealt\s+\[1/10\]")
+    ana.expect(r"Deal 1 of 1 · dealt by .+? · as dealt\s+\[1/10\]")
     ana.expect("Hands, face up")
     ana.send("n")
     ana.expect(r"trick 1 of 9\s+\[2/10\]")
@@ -48,7 +48,22 @@ def test_replay_steps_through_the_finished_match(server_proc: ServerProcess, spa
     ana.expect(r"The expert's review of you: \d+% of the decisions as the expert would",
                timeout=60)
     ana.expect(re.escape("The replay, with the costly plays marked"))
-    ana.expect(r"Deal 1 of 1 · dealt by \S+ · as dealt")
+    ana.expect(r"Deal 1 of 1 · dealt by .+? · as dealt")
     ana.send("q")
     ana.expect("Replay over: back to the table.")
+    ana.quit()
+
+
+def test_a_casual_table_answers_hint_and_is_marked(server_proc: ServerProcess, spawn) -> None:
+    """Issue 28, Build 3: `create hints=on`, then `hint` on our turn says what the expert
+    would play; the table's header says hints are on and it is not rated."""
+    ana = spawn("--server", server_proc.url, "--name", "Ana")
+    open_table(ana, "deals=1 delay=0 hints=on")
+    ana.send("start")
+    ana.expect(re.escape("hints on, not rated"))
+    hand = ana.wait_turn()
+    ana.send("hint")
+    found = ana.expect(r"The expert would choose (\S\S)")
+    assert found.group(1) in hand
+    ana.expect(r"Expected points for your team this deal: ")
     ana.quit()

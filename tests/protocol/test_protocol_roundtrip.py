@@ -64,6 +64,7 @@ def test_catalogue_is_complete() -> None:
         "signal",
         "get_record",
         "review",
+        "hint",
         "rematch",
         "chat",
         "mute",

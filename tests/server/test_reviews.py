@@ -87,3 +87,32 @@ async def test_reviews_are_bounded_per_player(connect, server) -> None:
         await reviews.finished((table, 1, 0))
     later = await ana.call("review", table=table, seat=limit)
     assert later["status"] in ("queued", "running")
+
+
+async def test_a_hint_at_a_casual_table_is_the_experts_choice_from_the_seats_view(
+        connect, server) -> None:
+    """Issue 28, Build 3: with ``hints`` on, the player whose turn it is may ask what the
+    expert would play; anyone else is refused, and a table without hints says so."""
+    ana, eve = await connect("Ana"), await connect("Eve")
+    created = await ana.call("create_table", options={**OPTIONS, "bot_delay_ms": 10000,
+                                                      "hints": True})
+    table = created["table"]
+    head = await ana.wait_event(lambda e: e["type"] == "table_changed")
+    assert head["event"]["table"]["options"]["hints"] is True          # marked
+    await ana.call("start", table=table)
+    await ana.wait_event(lambda e: e["type"] == "turn" and e["seat"] == 0)
+    hand = next(e["cards"] for e in ana.payloads("hand_dealt"))
+    hint = await ana.call("hint", table=table)
+    assert hint["phase"] == "play" and hint["preferred"] in hand
+    assert {c["choice"] for c in hint["choices"]} == set(hand)
+    assert all(isinstance(c["value"], float) for c in hint["choices"])
+    assert server.hub.reviews.hints == 1
+    await eve.call("spectate", table=table)
+    refused = await eve.request("hint", table=table)
+    assert refused["code"] == "not_seated"
+    await ana.call("play", table=table, card=hint["preferred"])
+    not_mine = await ana.request("hint", table=table)
+    assert not_mine["code"] == "not_your_turn"
+    plain = (await ana.call("create_table", options=OPTIONS))["table"]
+    off = await ana.request("hint", table=plain)
+    assert off["code"] == "hints_off"
