@@ -119,6 +119,7 @@ export const ERROR_SENTENCES = Object.freeze({
   not_ready: "The table cannot start now (it has already started or finished).",
   too_many_tables: "No room for another table right now (you, or the server, have too many open).",
   too_many_reviews: "You have as many reviews waiting as allowed: ask again once one is done.",
+  hints_off: "This table does not allow hints (a casual table may turn them on).",
   too_many_spectators: "That table has all the spectators it can take.",
   rate_limited: "Slow down: too many commands at once.",
   storage_unavailable: "The server could not save that, so nothing changed; try again.",
