@@ -56,6 +56,7 @@ from protocol import (
 )
 from protocol import views as wire_views
 from protocol.vocab import TURN_PHASES, Phase
+from server.game import fair
 from server.game.cards import sort_by_strength
 from server.game.record import RecordError, verify_record
 from server.game.seats import left_of
@@ -136,7 +137,8 @@ class TableModel:
         self.view = None
         self.pending_discard = []
         words = (f"Match {self.match} at this table: the deals are committed (R8a) to "
-                 f"{self.commitment[:16]}…")
+                 f"{self.commitment}; "
+                 + fair.contributed_words(fair.contributors(e.contributions or [])))
         problems = []
         if self.sent is not None and self.seat is not None:
             seen, mine = self.sent
@@ -167,7 +169,10 @@ class TableModel:
         else:
             self.fair_note = (True, "Fair deals (R8a): every deal followed from the seed "
                                     "committed before the first card"
-                              + (f" ({self.commitment[:16]}…)." if self.commitment else "."))
+                              + (f" ({self.commitment})" if self.commitment else "") + "; "
+                              + fair.contributed_words(
+                                  fair.contributors(e.record["fair"].get("contributions") or []))
+                              + ".")
         self.fair_note_of = "match_over"
 
     def _on_chat_history(self, e: ChatHistory) -> None:

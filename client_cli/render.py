@@ -9,6 +9,8 @@ ever passes server text to ``console.print`` as a markup string.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -83,6 +85,8 @@ ERROR_SENTENCES: dict[str, str] = {
     "not_creator": "Only the player who created the table can do that.",
     "not_ready": "The table cannot start: fill all four seats with players or bots first.",
     "too_many_tables": "The server has no room for another table right now.",
+    "too_many_reviews": "You have as many reviews waiting as allowed: ask again once one is done.",
+    "hints_off": "This table does not allow hints (a casual table may turn them on).",
     "too_many_spectators": "That table has all the spectators it can take.",
     "rate_limited": "Slow down: too many commands at once.",
     "storage_unavailable": "The server could not save that, so nothing changed; try again.",
@@ -389,6 +393,8 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
         head.append(" «").append_text(safe(model.info.name, 32)).append("»")
     head.append(f" · deal {v.deal_number} {_length(v.options, 'to', 'of')} · dealer: ")
     head.append_text(_short(model, v.dealer) if compact else who(model, v.dealer))
+    if model.info is not None and model.info.options.hints:   # issue 28: marked
+        head.append(" · hints on, not rated", style="dim")
     if model.spectator:
         head.append(" · watching" if compact else " · you are watching", style="dim")
     return head
@@ -837,18 +843,21 @@ def trick_result(model: TableModel, event: TrickDone) -> Text:
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
-def deal_reason(model: TableModel, event: DealScored) -> str:
+def deal_reason(model: TableModel, event: DealScored,
+                winners: Sequence[int | None] | None = None) -> str:
     """Why the deal went where it did, in words (R12, R13, R13a).
 
-    Uses the deal's nine tricks from the view when the client saw them (to say at which
-    trick a tie was broken); without them it still says who reached the count first.
+    Uses the deal's nine tricks' winners (``winners``, else the view's when the client saw
+    them) to say at which trick a tie was broken; without them it still says who reached
+    the count first.
     """
     counts = list(event.trick_counts)
     winner = event.winner
     assert winner is not None          # a deal nobody won has no reason to give
     top = counts[winner]
     subject = _short(model, winner).plain
-    tricks = model.view.tricks if model.view else []
+    if winners is None:
+        winners = [t.winner for t in model.view.tricks] if model.view else []
     if top == 9:
         why = "all nine tricks"
         if event.mordienne:
@@ -858,10 +867,10 @@ def deal_reason(model: TableModel, event: DealScored) -> str:
     if tied:
         others = " and ".join(_short(model, s).plain for s in tied)
         reached = ""
-        if len(tricks) == 9:
+        if len(winners) == 9:
             won = 0
-            for number, trick in enumerate(tricks, start=1):
-                if trick.winner == winner:
+            for number, trick_winner in enumerate(winners, start=1):
+                if trick_winner == winner:
                     won += 1
                     if won == top:
                         reached = f" at trick {number}"
@@ -875,7 +884,8 @@ def deal_reason(model: TableModel, event: DealScored) -> str:
     return why
 
 
-def deal_result(model: TableModel, event: DealScored) -> RenderableType:
+def deal_result(model: TableModel, event: DealScored,
+                winners: Sequence[int | None] | None = None) -> RenderableType:
     """R12 (the deal winner), R13 (mordienne: the winner took exactly the last k ≥ 2 tricks),
     R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
     lines: list[RenderableType] = []
@@ -905,7 +915,8 @@ def deal_result(model: TableModel, event: DealScored) -> RenderableType:
             m.append(f": {plural(pts, 'point')} instead of 1.")
             lines.append(m)
         t = Text("The deal goes to ", style="bold")
-        t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event))
+        t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event,
+                                                                          winners))
         t.append("; ").append_text(team_text(model, team))
         # "your team scores", but for a spectator "Bo & Di score" (a plural subject).
         t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
@@ -952,6 +963,9 @@ Lobby
   table [TABLE]              show a table, or switch to another one you are at
   leave                      leave the current table (a bot plays your seat)
   record [FILE]              save the match record (R17) once the match is over
+  replay [MATCH]             step through a finished match, every hand face up
+  review [SEAT]              the expert's review of your (or SEAT's) decisions
+  hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
@@ -982,6 +996,7 @@ create [OPTION=VALUE ...] [private] [name=TEXT]
   grace=120          seconds a dropped player keeps the seat
   level=normal       level of the bots that fill in (random/easy/normal/expert)
   autostart          start as soon as four are seated
+  hints=on|off       a casual table: `hint` asks what the expert would play (never rated)
   private            only players with the join code can sit or watch
 Example: create deals=3 chanter=on signals=risky name=Friday"""
 

@@ -35,6 +35,8 @@ class ErrorCode(enum.StrEnum):
     NOT_READY = "not_ready"
     TOO_MANY_TABLES = "too_many_tables"
     TOO_MANY_SPECTATORS = "too_many_spectators"
+    TOO_MANY_REVIEWS = "too_many_reviews"
+    HINTS_OFF = "hints_off"
     # Rule errors (the player's fault; the connection stays open).
     NOT_YOUR_TURN = "not_your_turn"
     CARD_NOT_IN_HAND = "card_not_in_hand"

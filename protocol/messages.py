@@ -239,6 +239,24 @@ class GetRecord(Command, tag="get_record", kw_only=True):
     match: MatchNumber | None = None
 
 
+class RequestReview(Command, tag="review", kw_only=True):
+    """Ask for the expert's review of seat ``seat`` in a finished match of the table (added
+    in 1.5): ``match`` picks it by number, nil asks for the latest finished one; only for a
+    match whose record you may read. ``ok`` result :class:`~protocol.results.ReviewResult`:
+    queued, running (with progress) or done (with the review); send it again to poll."""
+
+    table: TableId
+    seat: Seat
+    match: MatchNumber | None = None
+
+
+class RequestHint(Command, tag="hint", kw_only=True):
+    """At a table with ``options.hints``, on your turn: what would the expert do? (added in
+    1.5). ``ok`` result :class:`~protocol.results.HintResult`."""
+
+    table: TableId
+
+
 ClientCommand = (
     Hello
     | Resume
@@ -256,6 +274,8 @@ ClientCommand = (
     | Discard
     | Signal
     | GetRecord
+    | RequestReview
+    | RequestHint
     | Rematch
     | Chat
     | Mute

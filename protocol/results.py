@@ -8,7 +8,7 @@ plain map; a client may decode it with :func:`decode_result` or read it as a dic
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -96,6 +96,46 @@ class RecordResult(Result):
     match: MatchNumber | None = None
 
 
+ReviewStatus = Literal["queued", "running", "done", "failed"]
+
+
+class ReviewResult(Result):
+    """``review`` (added in 1.5): where the expert's review of ``seat`` in match ``match``
+    stands. ``queued`` (``ahead``: reviews before it), ``running`` (``done`` of ``total``
+    decisions evaluated), ``done`` (``review``: the JSON object ``aluette-record review``
+    prints) or ``failed`` (``error`` says why; asking again tries again)."""
+
+    table: TableId
+    match: MatchNumber
+    seat: Seat
+    status: ReviewStatus
+    done: Annotated[int, Meta(ge=0)] = 0
+    total: Annotated[int, Meta(ge=0)] = 0
+    ahead: Annotated[int, Meta(ge=0)] = 0
+    review: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class HintChoice(Result):
+    """One legal choice and the points the expert expects of it for your team this deal
+    (your team's points minus the other's); nil when not valued."""
+
+    choice: str
+    value: float | None = None
+
+
+class HintResult(Result):
+    """``hint`` (added in 1.5): what the expert would do now, judged from your view alone:
+    ``preferred`` (a card code, ``yes``/``no`` at the chanter vote, or six codes separated
+    by spaces at the discard) and the choices it weighed."""
+
+    table: TableId
+    phase: Annotated[str, Meta(max_length=32)]
+    preferred: Annotated[str, Meta(max_length=64)]
+    choices: Annotated[list[HintChoice], Meta(max_length=16)] = msgspec.field(
+        default_factory=list)
+
+
 #: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
 #: replies, ``welcome`` and ``pong``).
 RESULT_TYPES: dict[str, type[Result]] = {
@@ -113,6 +153,8 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "resume": ResumeResult,
     "list_tables": TablesPage,
     "get_record": RecordResult,
+    "review": ReviewResult,
+    "hint": HintResult,
     "rematch": TableResult,
     "chat": TableResult,
     "mute": TableResult,
@@ -131,10 +173,13 @@ def decode_result(command_type: str, result: Any) -> Result:
 __all__ = [
     "RESULT_TYPES",
     "CreateResult",
+    "HintChoice",
+    "HintResult",
     "LeaveResult",
     "RecordResult",
     "Result",
     "ResumeResult",
+    "ReviewResult",
     "SeatRef",
     "SeatResult",
     "SpectateResult",

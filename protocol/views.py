@@ -57,6 +57,9 @@ class TableOptions(msgspec.Struct, kw_only=True):
     #: How hard the table's search bots think, as a multiple of the default budget
     #: (1.0 keeps an expert decision under ~100 ms on one core). Added in 1.1.
     bot_budget: Annotated[float, Meta(ge=0.05, le=4.0)] = 1.0
+    #: A casual table where each seated player may ask "what would the expert play?"
+    #: (``hint``); such a table is marked, and never rated. Added in 1.5.
+    hints: bool = False
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):

@@ -128,6 +128,12 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         case protocol.GetRecord(table=table_id, match=match):
             client.reply(cmd.id, await lobby.record(client.player, table_id, match))
             return
+        case protocol.RequestReview():          # issue 28: server/reviews.py
+            client.reply(cmd.id, await hub.reviews.request(client.player, client.address, cmd))
+            return
+        case protocol.RequestHint():
+            client.reply(cmd.id, await hub.reviews.hint(client.player, cmd))
+            return
         case protocol.Resume(token=token) if token != client.token:
             raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
                                "current token (the one in your latest welcome)")

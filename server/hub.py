@@ -20,6 +20,7 @@ from .cluster import Cluster
 from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag
+from .reviews import Reviews
 from .sessions import Sessions
 from .supervisor import Supervisor
 from .table import Table
@@ -41,6 +42,8 @@ class Hub:
         self.cluster = Cluster(store, settings, self.supervisor)
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
                            busy=self.lag)
+        self.reviews = Reviews(store, self.lobby, self.bots, self.supervisor,
+                               ttl_s=settings.record_ttl_s)
         self.count = ConnectionCount()
         self.clients: set[Client] = set()
         self.started_at = time.time()
@@ -56,6 +59,7 @@ class Hub:
         self.cluster.start(self.lobby)
         self.supervisor.spawn("sweep", self._sweep_forever())
         self.supervisor.spawn("loop lag", self.lag.sample_forever())
+        self.reviews.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:

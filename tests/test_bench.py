@@ -24,6 +24,10 @@ BENCHES = {
     "bot_regret.py": (["--pairs", "1", "--rollouts", "10", "--workers", "1"],
                       {"positions", "regret", "minus_default", "by_tricks"}),
     "ceiling.py": (["--deals", "2", "--workers", "1"], {"deals", "b", "variants"}),
+    "review.py": (["--matches", "1", "--deals", "1", "--worlds", "40"],
+                  {"review_s", "agreement", "baseline_bot_s"}),
+    "review_load.py": (["--reviews", "2", "--plays", "40"],
+                       {"baseline", "while_reviewing", "reviews_made_meanwhile"}),
 }
 
 

@@ -61,7 +61,9 @@ def play_game(
 ) -> list[int]:
     """Play one match (one deal unless ``options`` says ``deals``) with ``levels[seat]`` at
     each seat; return the team points."""
-    m, _ = Match.new(Options(**{"deals": 1, "first_dealer": dealer, **options}), seed)  # type: ignore[arg-type]
+    # Chance scheme 1 (server/game/chance.py): the deals every measured figure was played on.
+    m, _ = Match.new(Options(**{"deals": 1, "first_dealer": dealer, **options}), seed,  # type: ignore[arg-type]
+                     draws=1)
     polled = -1
     while not m.over:
         if m.phase == "play" and polled != len(m.deals):
@@ -246,7 +248,8 @@ def fit_play_model(a: str, b: str, deals: int, seed: int | str = "fit",
 
     samples: list[tuple[int, int, list[int], int]] = []
     for d in range(deals):
-        m, _ = Match.new(Options(deals=1, signals="off", first_dealer=d % 4), f"{seed}:{d}")
+        m, _ = Match.new(Options(deals=1, signals="off", first_dealer=d % 4), f"{seed}:{d}",
+                         draws=1)
         levels = [a, b, a, b] if d % 2 else [b, a, b, a]
         while not m.over:
             seat = m.to_act

@@ -6,7 +6,7 @@ Start with :meth:`Match.new`, act with :meth:`Match.apply`, look with :func:`vie
 
 from protocol.vocab import Phase
 
-from . import fair
+from . import chance, fair
 from .actions import (
     SIGNAL_CARD,
     SIGNALS,
@@ -50,6 +50,7 @@ __all__ = [
     "Action", "BadDiscard", "Card", "CardNotInHand", "ChanterVote", "Discard", "Event",
     "InvalidAction", "InvalidOptions", "Match", "MatchIsOver", "NotYourTurn", "Options",
     "Phase", "Play", "Private", "RuleError", "Signal", "SignalsOff", "StateFormatError",
-    "UnknownCard", "UnknownCardCode", "WrongPhase", "action_from_dict", "card_name", "fair",
-    "left_of", "parse_card", "partner_of", "sort_by_strength", "spectator_view", "team_of", "view",
+    "UnknownCard", "UnknownCardCode", "WrongPhase", "action_from_dict", "card_name", "chance",
+    "fair", "left_of", "parse_card", "partner_of", "sort_by_strength", "spectator_view",
+    "team_of", "view",
 ]

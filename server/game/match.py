@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import copy
 import itertools
-import random
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from protocol.events import (
     CardPlayed,
@@ -38,7 +37,7 @@ from protocol.events import (
 )
 from protocol.vocab import MatchResult, Phase, SignalId
 
-from . import rules
+from . import chance, rules
 from .actions import SIGNALS, Action, ChanterVote, Discard, Play, Signal
 from .cards import STRENGTH, sort_by_strength
 from .errors import (
@@ -74,6 +73,9 @@ class DealRecord(TypedDict):
     winner: int | None
     points: list[int]
     mordienne: bool
+    #: R9, public once the match is over (R17); absent from deals stored before.
+    votes: NotRequired[list[bool | None]]
+    discards: NotRequired[list[list[str]]]
 
 
 class SignalRecord(TypedDict):
@@ -84,6 +86,8 @@ class SignalRecord(TypedDict):
     signal: SignalId
     n: int | None
     to: list[int]
+    #: The turn actions (cards, votes, discards) taken in the deal before it (R17).
+    at: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +111,14 @@ STATE_FORMAT = 1
 class Match:
     """One match of Aluette: every field is plain data so the state serializes as is."""
 
-    def __init__(self, options: Options, seed: int | str) -> None:
-        """Prefer :meth:`new`, which also returns the opening events."""
+    def __init__(self, options: Options, seed: int | str, draws: int = chance.CURRENT) -> None:
+        """Prefer :meth:`new`, which also returns the opening events. ``draws`` is how
+        chance comes from the seed (:mod:`.chance`: 2 today, 1 for matches dealt before)."""
+        if draws not in chance.SCHEMES:
+            raise ValueError(f"unknown chance scheme {draws!r}")
         self.options = options
         self.seed = seed
+        self.draws = draws
         self.phase = Phase.PLAY
         self.seating = [0, 1, 2, 3]
         self.draw: list[list[Any]] = []
@@ -134,19 +142,20 @@ class Match:
     # ------------------------------------------------------------------ starting
 
     @classmethod
-    def new(cls, options: Options | None = None, seed: int | str = 0) -> tuple[Match, list[Event]]:
+    def new(cls, options: Options | None = None, seed: int | str = 0,
+            draws: int = chance.CURRENT) -> tuple[Match, list[Event]]:
         """Set up a match: the partner draw if on (R7), the first dealer (R6), the first deal."""
-        m = cls(options or Options(), seed)
+        m = cls(options or Options(), seed, draws)
         events: list[Event] = []
         if m.options.partner_draw:
-            drawn = rules.partner_draw(random.Random(f"aluette:{seed}:partner_draw"))
+            drawn = rules.partner_draw(chance.draws(draws, seed, chance.PARTNER_DRAW))
             m.seating = list(drawn.seating)
             m.draw = [[s, c] for s, c in drawn.cards]
             dealer = drawn.first_dealer
             events.append(PartnerDraw(cards=[(s, c) for s, c in m.draw],
                                       seating=list(m.seating), dealer=dealer))
         elif m.options.first_dealer == "random":
-            dealer = random.Random(f"aluette:{seed}:first_dealer").randrange(4)
+            dealer = chance.draws(draws, seed, chance.FIRST_DEALER).below(4)
         else:
             dealer = int(m.options.first_dealer)
         events += m._start_deal(1, dealer)
@@ -156,7 +165,8 @@ class Match:
         """R8 (and R9's vote when the table plays chanter)."""
         self.deal_number = number
         self.dealer = dealer
-        self.hands, self.talon = rules.deal(rules.deal_rng(self.seed, number), dealer)
+        self.hands, self.talon = rules.deal(rules.deal_rng(self.seed, number, self.draws),
+                                            dealer)
         self.discards = [[], [], [], []]
         self.votes = [None, None, None, None]
         self.leader = left_of(dealer)
@@ -282,6 +292,9 @@ class Match:
             "winner": score.winner,
             "points": score.points,
             "mordienne": score.mordienne,
+            # R9, public once the match is over (R17): so a record is verified exactly.
+            "votes": list(self.votes),
+            "discards": [list(d) for d in self.discards],
         })
         events: list[Event] = [DealScored(
             deal_number=self.deal_number, dealer=self.dealer,
@@ -379,17 +392,23 @@ class Match:
             raise InvalidAction(f"the {action.signal} signal takes no number")
         to = [partner_of(seat)]
         if self.options.signals == "risky":
-            rng = random.Random(f"aluette:{self.seed}:signal:{self.signal_count}")
+            rng = chance.draws(self.draws, self.seed, chance.signal_label(self.signal_count))
             for opp in (left_of(seat), (seat + 3) % 4):
-                if rng.random() < self.options.signal_risk:
+                if rng.notices(self.options.signal_risk):
                     to.append(opp)
         self.signal_count += 1
         signal = cast(SignalId, action.signal)   # one of SIGNALS: checked above
         self.signals.append({"deal": self.deal_number, "from_seat": seat, "signal": signal,
-                             "n": n, "to": sorted(to)})
+                             "n": n, "to": sorted(to),
+                             "at": self._actions_taken()})   # where it came in the deal (R17)
         # The sender hears back what it sent, never who noticed it (R16).
         return [Private(SignalReceived(from_seat=seat, signal=signal, n=n), tuple(sorted(to))),
                 Private(SignalSent(signal=signal, n=n), (seat,))]
+
+    def _actions_taken(self) -> int:
+        """Turn actions taken so far this deal: chanter votes, discards, then cards."""
+        return (sum(v is not None for v in self.votes) + sum(1 for d in self.discards if d)
+                + 4 * len(self.tricks) + len(self.trick))
 
     # ------------------------------------------------------------------ storage
 
@@ -407,6 +426,7 @@ class Match:
             "format": STATE_FORMAT,
             "options": self.options.to_dict(),
             "seed": self.seed,
+            "draws": self.draws,
             "phase": str(self.phase),
         }
         for name in self._FIELDS:
@@ -419,7 +439,8 @@ class Match:
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise StateFormatError(f"unsupported match state format {data.get('format')!r}")
         try:
-            m = cls(Options.from_dict(data["options"]), data["seed"])
+            # A state stored before chance scheme 2 has no "draws": it was dealt under 1.
+            m = cls(Options.from_dict(data["options"]), data["seed"], data.get("draws", 1))
             m.phase = Phase(data["phase"])
             for name in cls._FIELDS:
                 setattr(m, name, copy.deepcopy(data[name]))
@@ -435,6 +456,7 @@ class Match:
         """
         m = Match.__new__(Match)
         m.options, m.seed, m.phase = self.options, self.seed, self.phase
+        m.draws = self.draws
         m.seating, m.draw = list(self.seating), self.draw
         m.deal_number, m.dealer = self.deal_number, self.dealer
         m.hands = [list(h) for h in self.hands]

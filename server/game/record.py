@@ -13,13 +13,16 @@ from typing import Any
 from protocol.vocab import Phase
 
 from . import fair, rules
+from .actions import SIGNALS
 from .cards import STRENGTH
 from .errors import InvalidOptions, RecordError
-from .match import Match
+from .match import Match, SignalRecord
 from .options import Options
-from .seats import left_of
+from .seats import left_of, partner_of
 
 RECORD_FORMAT = "aluette-record/1"
+#: Turn actions in a deal: four chanter votes, two discards (R9), thirty-six cards.
+MAX_ACTIONS = 4 + 2 + 4 * rules.TRICKS_PER_DEAL
 
 __all__ = ["RECORD_FORMAT", "RecordError", "export_record", "verify_record"]
 
@@ -29,19 +32,27 @@ def export_record(
     seats: list[str] | None = None,
     *,
     include_seed: bool = False,
-    include_signals: bool = False,
+    reveal: bool | None = None,
 ) -> dict[str, Any]:
     """Write ``match`` (finished or not) as a record: finished deals, then the current one's
     finished tricks once its play has begun.
 
-    The seed and the signals are private while a match runs (the seed predicts every hand),
-    so they are written only when asked for.
+    The seed is private while a match runs (it predicts every hand), so it is written only
+    when asked for. So are each deal's signals (who sent what, who received it, R16) and
+    chanter exchange (the votes and the six cards each taker discarded, R9): they are
+    written once the match is over (``reveal``, by default), so that verifying the record
+    (R8a) checks every hand exactly, and a replay shows them where they happened.
     """
-    deals = [
-        {"dealer": d["dealer"], "hands": [list(h) for h in d["hands"]],
-         "tricks": [list(t) for t in d["tricks"]]}
-        for d in match.deals
-    ]
+    reveal = match.over if reveal is None else reveal
+    deals = []
+    for number, d in enumerate(match.deals, start=1):
+        deal: dict[str, Any] = {"dealer": d["dealer"], "hands": [list(h) for h in d["hands"]],
+                                "tricks": [list(t) for t in d["tricks"]]}
+        if reveal:
+            if match.options.chanter and "votes" in d:    # deals stored before: not known
+                deal["chanter"] = chanter_block(d["votes"], d["discards"])
+            deal["signals"] = [signal_entry(s) for s in match.signals if s["deal"] == number]
+        deals.append(deal)
     if match.phase is Phase.PLAY:
         deals.append({
             "dealer": match.dealer,
@@ -57,13 +68,25 @@ def export_record(
     }
     if include_seed:
         record["seed"] = match.seed
-    if include_signals:
-        for number, d in enumerate(deals, start=1):
-            d["signals"] = [
-                {"from_seat": s["from_seat"], "signal": s["signal"], "n": s["n"]}
-                for s in match.signals if s["deal"] == number
-            ]
     return record
+
+
+def chanter_block(votes: list[bool | None], discards: list[list[str]]) -> dict[str, Any]:
+    """A deal's R9 in a record: each seat's vote (null: not asked, the vote ended before),
+    whether the talon was exchanged, and the six cards each of its two takers discarded."""
+    return {"votes": list(votes), "exchange": all(v is True for v in votes),
+            "discards": [list(x) for x in discards]}
+
+
+def signal_entry(signal: SignalRecord) -> dict[str, Any]:
+    """One signal in a record: its sender, id and number, who received it (the partner,
+    and any opponent who noticed it, R16) and ``at``, how many turn actions of the deal
+    (chanter votes and discards, then cards) had been taken when it was sent."""
+    entry = {"from_seat": signal["from_seat"], "signal": signal["signal"], "n": signal["n"],
+             "to": list(signal["to"])}
+    if "at" in signal:
+        entry["at"] = signal["at"]
+    return entry
 
 
 @dataclass
@@ -100,6 +123,85 @@ def _check_hands(number: int, hands: object) -> list[list[str]]:
     return out
 
 
+def _check_chanter(number: int, deal: dict[str, Any], options: Options, dealer: int,
+                   hands: list[list[str]]) -> bool | None:
+    """R9 as the record tells it: votes in turn from the dealer's left until the first
+    refusal, and six discards for each of the two talon takers exactly when all four said
+    yes. Returns whether the talon was exchanged (None: the record does not say)."""
+    block = deal.get("chanter")
+    if block is None:
+        return None
+    if not options.chanter:
+        raise RecordError("a chanter exchange at a table without chanter (R9)", deal=number)
+    if not isinstance(block, dict):
+        raise RecordError("chanter must be an object with votes, exchange and discards",
+                          deal=number)
+    votes, exchange, discards = block.get("votes"), block.get("exchange"), block.get("discards")
+    if not isinstance(votes, list) or len(votes) != 4 or not all(
+            v is None or type(v) is bool for v in votes):
+        raise RecordError("chanter.votes must list four seats' votes (true, false or null)",
+                          deal=number)
+    in_turn = [votes[(dealer + 1 + k) % 4] for k in range(4)]
+    yes = next((k for k, v in enumerate(in_turn) if v is not True), 4)
+    if yes < 4 and (in_turn[yes] is not False or any(v is not None for v in in_turn[yes + 1:])):
+        raise RecordError("chanter.votes must run from the dealer's left until the first "
+                          "refusal (R9)", deal=number)
+    if exchange is not all(v is True for v in votes):
+        raise RecordError("chanter.exchange must be true exactly when all four voted yes (R9)",
+                          deal=number)
+    takers = (left_of(dealer), dealer) if exchange else ()
+    if not isinstance(discards, list) or len(discards) != 4 or not all(
+            isinstance(d, list) and len(d) == (6 if seat in takers else 0)
+            for seat, d in enumerate(discards)):
+        raise RecordError("chanter.discards must list six cards for each of the two seats that "
+                          "took the talon and none for the others (R9)", deal=number)
+    held = {c for h in hands for c in h}
+    for seat, cards in enumerate(discards):
+        for card in cards:
+            if card not in STRENGTH:
+                raise RecordError("unknown card code (R2)", deal=number, seat=seat, card=card)
+            if card in held:
+                raise RecordError("a discarded card is also in a hand (R9)", deal=number,
+                                  seat=seat, card=card)
+            held.add(card)
+    return bool(exchange)
+
+
+def _check_signals(number: int, deal: dict[str, Any], options: Options) -> None:
+    """R15-R16 as the record tells them: each signal from the vocabulary, received by the
+    sender's partner, and by opponents only at a table with risky signals."""
+    signals = deal.get("signals")
+    if signals is None:
+        return
+    if not isinstance(signals, list):
+        raise RecordError("signals must be a list", deal=number)
+    if signals and options.signals == "off":
+        raise RecordError("a signal at a table without signals (R16)", deal=number)
+    at = 0
+    for s in signals:
+        if not isinstance(s, dict) or type(s.get("from_seat")) is not int \
+                or not 0 <= s["from_seat"] <= 3:
+            raise RecordError("a signal names its from_seat, 0-3", deal=number)
+        seat = s["from_seat"]
+        n = s.get("n")
+        if s.get("signal") not in SIGNALS or (
+                (type(n) is not int or not 1 <= n <= 4) if s["signal"] == "aces"
+                else n is not None):
+            raise RecordError(f"not a signal of R15: {s.get('signal')!r} with n={n!r}",
+                              deal=number, seat=seat)
+        to = s.get("to")
+        opponents = {left_of(seat), (seat + 3) % 4} if options.signals == "risky" else set()
+        if (not isinstance(to, list) or to != sorted(set(to)) or partner_of(seat) not in to
+                or not set(to) <= {partner_of(seat)} | opponents):
+            raise RecordError("a signal reaches the sender's partner, and opponents only with "
+                              "risky signals (R16)", deal=number, seat=seat)
+        if "at" in s:
+            if type(s["at"]) is not int or not at <= s["at"] < MAX_ACTIONS:
+                raise RecordError("a signal's at counts the turn actions taken before it, in "
+                                  "order", deal=number, seat=seat)
+            at = s["at"]
+
+
 def _replay_deal(number: int, deal: object, options: Options, last: bool,
                  complete: bool) -> _Replay:
     if not isinstance(deal, dict):
@@ -108,6 +210,8 @@ def _replay_deal(number: int, deal: object, options: Options, last: bool,
     if type(dealer) is not int or not 0 <= dealer <= 3:
         raise RecordError(f"dealer must be a seat 0-3, not {dealer!r}", deal=number)
     hands = _check_hands(number, deal.get("hands"))
+    exchanged = _check_chanter(number, deal, options, dealer, hands)
+    _check_signals(number, deal, options)
     tricks = deal.get("tricks")
     if not isinstance(tricks, list):
         raise RecordError("tricks must be a list", deal=number)
@@ -147,6 +251,8 @@ def _replay_deal(number: int, deal: object, options: Options, last: bool,
         winners.append(winner)
         leader = rules.next_leader(leader, winner)
     summary: dict[str, Any] = {"dealer": dealer, "tricks": out_tricks}
+    if exchanged is not None:
+        summary["exchange"] = exchanged
     if len(winners) == rules.TRICKS_PER_DEAL:
         score = rules.score_deal(winners, options.mordienne)
         summary.update(trick_counts=score.trick_counts, winner=score.winner,
@@ -205,4 +311,7 @@ def verify_record(record: object, commitment: str | None = None) -> dict[str, An
         )
     result = rules.match_result(points) if ended and out[-1].get("complete", True) else "unfinished"
     proof = fair.check_record(record, commitment)
-    return {"deals": out, "points": points, "result": result, "fair": proof}
+    summary: dict[str, Any] = {"deals": out, "points": points, "result": result, "fair": proof}
+    if proof == "proven":
+        summary["contributors"] = fair.contributors(record["fair"]["contributions"])
+    return summary

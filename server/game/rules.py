@@ -6,12 +6,13 @@ playouts (:mod:`.lean`) all call these, so each rule is written once.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from protocol.vocab import MatchResult
 
+from . import chance
 from .cards import ALL_CARDS, STRENGTH
 from .seats import left_of, team_of
 
@@ -20,13 +21,21 @@ HAND_SIZE = 9
 TOP_FOUR = ("3o", "3c", "2o", "2c")
 
 
-def deal_rng(seed: int | str, deal_number: int) -> random.Random:
-    """Chance is an input: each deal's shuffle comes from the match seed and the deal number,
-    so a stored match needs no RNG state to be replayed or resumed."""
-    return random.Random(f"aluette:{seed}:deal:{deal_number}")
+class Shuffler(Protocol):
+    """What R7's draw and R8's deal take from chance: a shuffle (a :class:`chance.Draws`,
+    or a seeded ``random.Random`` in tests)."""
+
+    def shuffle(self, x: Any, /) -> None: ...
 
 
-def deal(rng: random.Random, dealer: int) -> tuple[list[list[str]], list[str]]:
+def deal_rng(seed: int | str, deal_number: int, scheme: int = chance.CURRENT) -> chance.Draws:
+    """Chance is an input: each deal's shuffle comes from the match seed and the deal number
+    (R8a's stream ``deal:N``), so a stored match needs no RNG state to be replayed or
+    resumed."""
+    return chance.draws(scheme, seed, chance.deal_label(deal_number))
+
+
+def deal(rng: Shuffler, dealer: int) -> tuple[list[list[str]], list[str]]:
     """R8: shuffle, deal three rounds of three clockwise from the dealer's left; 12 to the talon."""
     pack = list(ALL_CARDS)
     rng.shuffle(pack)
@@ -49,7 +58,7 @@ class PartnerDraw:
     first_dealer: int              # a new seat: where the Madame holder now sits
 
 
-def partner_draw(rng: random.Random) -> PartnerDraw:
+def partner_draw(rng: Shuffler) -> PartnerDraw:
     """R7: turn cards to seats 0,1,2,3,... skipping seats that hold a top card, then re-seat."""
     pack = list(ALL_CARDS)
     rng.shuffle(pack)

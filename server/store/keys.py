@@ -9,6 +9,8 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
 ``p:{t:<tid>}:log``                list    event log, 8-byte big-endian seq + payload
 ``p:{t:<tid>}:record``             string  latest finished match's record (outlives the table)
 ``p:{t:<tid>}:record:<n>``         string  the record of the table's match number n
+``p:{t:<tid>}:review:<n>:<s>``     string  the expert's review of seat s in match n
+                                           (JSON), expiring with the records
 ``p:{t:<tid>}:replies:<pid>``      list    a player's last replies at this table, so a
                                            resent command id gets its first answer
 ``p:{t:<tid>}:ev``                 channel the table's committed events, for the other
@@ -79,6 +81,10 @@ class Keys:
 
     def log(self, table_id: str) -> str:
         return f"{self.prefix}:{self.table_tag(table_id)}:log"
+
+    def review(self, table_id: str, match: int, seat: int) -> str:
+        """The expert's review of seat ``seat`` in match number ``match`` (issue 28)."""
+        return f"{self.prefix}:{self.table_tag(table_id)}:review:{int(match)}:{int(seat)}"
 
     def record(self, table_id: str, match: int | None = None) -> str:
         """The latest finished match's record, or (``match``) that of match number n."""

@@ -466,6 +466,23 @@ class Store:
             f"load record {table_id}", lambda: self.redis.get(self.keys.record(table_id, match)))
         return None if raw is None else _blob(raw)
 
+    async def save_review(self, table_id: str, match: int, seat: int, review: bytes,
+                          ttl_s: int) -> None:
+        """Keep the expert's review of one seat of a finished match, for ``ttl_s`` (every
+        review expires: it can always be computed again from the record)."""
+        if ttl_s <= 0:
+            raise ValueError("ttl_s must be positive")
+        key = self.keys.review(table_id, match, seat)
+        with unavailable_on_error(f"save review {table_id}"):
+            await self.redis.set(key, review, ex=int(ttl_s))
+
+    async def load_review(self, table_id: str, match: int, seat: int) -> bytes | None:
+        """A stored review, or None (never made, or expired)."""
+        raw = await self._proven(
+            f"load review {table_id}",
+            lambda: self.redis.get(self.keys.review(table_id, match, seat)))
+        return None if raw is None else _blob(raw)
+
     async def record_ids(self) -> list[str]:
         """Ids of records not yet expired, sorted."""
         with unavailable_on_error("list records"):

@@ -21,7 +21,7 @@ import protocol
 from protocol import CommandError, ErrorCode, EventPayload
 from protocol.fields import BotLevel
 from protocol.results import LeaveResult, SeatResult, TableResult
-from server.game import Action, Event, Match, Private, fair
+from server.game import Action, Event, Match, Private
 from server.game.record import export_record
 
 from .state import SeatState, SeedMaterial, TableState
@@ -110,7 +110,7 @@ class Work:
         seed = self.state.match_seed
         if self.match.over and seed is not None:
             record["match"] = self.state.matches_started()
-            record["fair"] = fair.reveal(seed.secret, seed.salt, seed.contributions)
+            record["fair"] = seed.reveal()
         return record
 
 
@@ -309,12 +309,10 @@ def begin_match(work: Work) -> None:
     contributions: list[str | None] = [
         state.contributions.get(s.player) if s.kind == "human" and s.player else None
         for s in state.seats]
-    seed = fair.derive_seed(sealed.secret, sealed.salt, contributions)
-    match, events = Match.new(state.engine_options(), seed)
+    match, events = Match.new(state.engine_options(), sealed.seed(contributions), sealed.scheme)
     number = state.matches_started() + 1
     state.match_number = number
-    state.match_seed = SeedMaterial(secret=sealed.secret, salt=sealed.salt,
-                                    contributions=contributions)
+    state.match_seed = sealed.started(contributions)
     state.next_seed = SeedMaterial.new()
     state.contributions = {}
     state.rematch = []

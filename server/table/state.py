@@ -54,20 +54,39 @@ class SeatState(msgspec.Struct, kw_only=True):
 
 
 class SeedMaterial(msgspec.Struct, kw_only=True):
-    """A match's secret and salt (R8a), and the seats' contributions once it has started."""
+    """A match's secret and salt (R8a), and the seats' contributions once it has started.
+
+    ``scheme`` is the fair-deal scheme its commitment binds (:mod:`server.game.fair`): 2
+    for material drawn now; material stored before scheme 2 has none and is scheme 1, so
+    a match whose commitment was shown under 1 is dealt and revealed under 1.
+    """
 
     secret: str
     salt: str
     contributions: list[str | None] = msgspec.field(default_factory=list)
+    scheme: int = 1
 
     @classmethod
     def new(cls) -> SeedMaterial:
         secret, salt = fair.new_secret()
-        return cls(secret=secret, salt=salt)
+        return cls(secret=secret, salt=salt, scheme=fair.CURRENT)
 
     @property
     def commitment(self) -> str:
-        return fair.commitment(self.secret, self.salt)
+        return fair.commitment(self.secret, self.salt, self.scheme)
+
+    def seed(self, contributions: list[str | None]) -> str:
+        """The match's seed from these contributions (R8a)."""
+        return fair.derive_seed(self.secret, self.salt, contributions, self.scheme)
+
+    def started(self, contributions: list[str | None]) -> SeedMaterial:
+        """This material as the match it seeds started: with the seats' contributions."""
+        return SeedMaterial(secret=self.secret, salt=self.salt, contributions=contributions,
+                            scheme=self.scheme)
+
+    def reveal(self) -> dict[str, Any]:
+        """The record's ``fair`` block, once the match is over (R8a, R17)."""
+        return fair.reveal(self.secret, self.salt, self.contributions, self.scheme)
 
 
 class TableState(msgspec.Struct, kw_only=True):

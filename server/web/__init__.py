@@ -5,7 +5,8 @@ link is all four friends need:
 
 - ``GET /`` is the lobby and ``GET /t/<table-id>`` a table (a link to share; a private
   table's link carries its join code in the fragment, ``#code=K7Q2``, which browsers never
-  send to a server or put in a ``Referer``); both are the same single page;
+  send to a server or put in a ``Referer``), and ``GET /r/<table-id>[/<match>]`` a finished
+  match's replay; all are the same single page;
 - ``GET /static/<version>/<file>`` are its CSS, ES modules and icon. ``<version>`` is a
   hash of every static file, so an asset URL names exactly one content: it is cached for a
   year (``immutable``) and a new release changes every URL at once, while the page itself
@@ -67,6 +68,8 @@ def csp_for(host: str | None) -> str:
     return CSP.replace("connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}")
 
 _TABLE_PATH = re.compile(r"/t/[A-Za-z0-9_-]{1,64}")
+#: A finished match's replay (issue 28): the same page, which js/replay.mjs draws.
+_REPLAY_PATH = re.compile(r"/r/[A-Za-z0-9_-]{1,64}(/[1-9][0-9]{0,5})?")
 _STATIC_PREFIX = "/static/"
 
 
@@ -123,7 +126,8 @@ class Site:
     def respond(self, request: Request) -> Response | None:
         """The answer to a plain GET for the page or an asset; None for any other path."""
         path = request.path.split("?", 1)[0].split("#", 1)[0]
-        if path == "/" or path == "/index.html" or _TABLE_PATH.fullmatch(path):
+        if (path == "/" or path == "/index.html" or _TABLE_PATH.fullmatch(path)
+                or _REPLAY_PATH.fullmatch(path)):
             return _send(request, self.page, "no-cache")
         if path.startswith(_STATIC_PREFIX):
             version, _, name = path[len(_STATIC_PREFIX):].partition("/")

@@ -42,7 +42,7 @@ opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
 full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": False,
              "partner_draw": False, "first_dealer": 3, "signals": "off", "signal_risk": 0.25,
              "auto_start": False, "bot_delay_ms": 10000, "turn_timer_s": None, "grace_s": 120,
-             "bot_level": "normal", "bot_budget": 1.0}
+             "bot_level": "normal", "bot_budget": 1.0, "hints": False}
 info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
         "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True,
                    "grace_until": None, "bot_votes": []},

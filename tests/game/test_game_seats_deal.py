@@ -15,6 +15,7 @@ from server.game import (
     Match,
     Options,
     Private,
+    chance,
     left_of,
     partner_of,
     rules,
@@ -135,9 +136,9 @@ def test_r8_match_deal_is_the_seeded_deal() -> None:
 
 
 def test_r8_each_deal_reshuffles_from_seed_and_number() -> None:
-    assert rules.deal_rng(5, 1).random() == rules.deal_rng(5, 1).random()
-    assert rules.deal_rng(5, 1).random() != rules.deal_rng(5, 2).random()
-    assert rules.deal_rng(5, 1).random() != rules.deal_rng(6, 1).random()
+    assert rules.deal_rng(5, 1).below(2**32) == rules.deal_rng(5, 1).below(2**32)
+    assert rules.deal_rng(5, 1).below(2**32) != rules.deal_rng(5, 2).below(2**32)
+    assert rules.deal_rng(5, 1).below(2**32) != rules.deal_rng(6, 1).below(2**32)
 
 
 # ---------------------------------------------------------------- R7
@@ -212,7 +213,7 @@ def test_r7_worked_example() -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 11, "x"])
 def test_r7_match_runs_draw_and_madame_deals_first(seed: int | str) -> None:
     m, events = Match.new(Options(partner_draw=True, first_dealer=1), seed)
-    drawn = rules.partner_draw(random.Random(f"aluette:{seed}:partner_draw"))
+    drawn = rules.partner_draw(chance.draws(chance.CURRENT, seed, "partner_draw"))
     draw = events[0]
     assert isinstance(draw, PartnerDraw)               # public: shown to everyone
     assert draw.cards == [(s, c) for s, c in drawn.cards]

@@ -99,6 +99,8 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("signal_madame", "client", p.Signal(id=16, table="t-7f3a", signal="madame")),
         ("get_record", "client", p.GetRecord(id=17, table="t-7f3a")),
         ("get_record_match", "client", p.GetRecord(id=18, table="t-7f3a", match=2)),
+        ("review", "client", p.RequestReview(id=24, table="t-7f3a", seat=1, match=2)),
+        ("hint", "client", p.RequestHint(id=26, table="t-7f3a")),
         ("join_contribution", "client",
          p.Join(id=19, table="t-7f3a", seat=1, contribution="9f2c41d07be35a68")),
         ("start_contribution", "client",
@@ -303,6 +305,27 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             p.Ok(id=18, result=p.RecordResult(
                 table="t-7f3a", match=2,
                 record={"format": "aluette-record/1", "options": {"deals": 5}})),
+        ),
+        (
+            "ok_review_running",
+            "server",
+            p.Ok(id=24, result=p.ReviewResult(table="t-7f3a", match=2, seat=1,
+                                              status="running", done=17, total=45)),
+        ),
+        (
+            "ok_hint",
+            "server",
+            p.Ok(id=26, result=p.HintResult(
+                table="t-7f3a", phase="play", preferred="4c",
+                choices=[p.HintChoice(choice="4c", value=0.21),
+                         p.HintChoice(choice="3o", value=0.18)])),
+        ),
+        (
+            "ok_review_done",
+            "server",
+            p.Ok(id=25, result=p.ReviewResult(
+                table="t-7f3a", match=2, seat=1, status="done",
+                review={"seat": 1, "points_lost": 0.42, "share_matched": 0.91})),
         ),
         (
             "ok_resume",

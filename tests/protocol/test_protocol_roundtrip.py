@@ -61,6 +61,8 @@ def test_catalogue_is_complete() -> None:
         "discard",
         "signal",
         "get_record",
+        "review",
+        "hint",
         "rematch",
         "chat",
         "mute",

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.game import Match, Options
+from client_cli.record_cli import main
+from server.game import ChanterVote, Match, Options, Signal
 from server.game.record import RecordError, export_record, verify_record
-from server.game.record_cli import main
 
 from .builders import build_deal, build_record
 
@@ -225,11 +225,86 @@ def test_r17_readers_ignore_unknown_fields():
     assert verify_record(record)["points"] == [1, 0]
 
 
-def test_r17_signals_and_seed_only_when_asked():
-    match = _random_match(9, deals=1)
-    assert "seed" not in export_record(match)
-    full = export_record(match, include_seed=True, include_signals=True)
-    assert full["seed"] == 9 and full["deals"][0]["signals"] == []
+def test_r17_seed_only_when_asked_signals_and_exchanges_once_the_match_is_over():
+    match, _ = Match.new(Options(deals=2, chanter=True, signals="risky", signal_risk=1.0), 9)
+    rng = random.Random(9)
+    match.apply(Signal(1, "aces", 2))
+    while len(match.deals) < 1:
+        legal = match.legal_actions(match.to_act)
+        match.apply(ChanterVote(match.to_act, True) if isinstance(legal[0], ChanterVote)
+                    else rng.choice(legal))
+    match.apply(Signal(3, "useless_hand"))
+    running = export_record(match)
+    assert "seed" not in running
+    assert all("signals" not in d and "chanter" not in d for d in running["deals"])
+    while not match.over:
+        match.apply(rng.choice(match.legal_actions(match.to_act)))
+    full = export_record(match, include_seed=True)
+    assert full["seed"] == 9
+    first, second = full["deals"]
+    # R16: both opponents noticed (risk 1.0); "at": no card played yet.
+    assert first["signals"] == [{"from_seat": 1, "signal": "aces", "n": 2, "to": [0, 2, 3],
+                                 "at": 0}]
+    assert second["signals"] == [{"from_seat": 3, "signal": "useless_hand", "n": None,
+                                  "to": [0, 1, 2], "at": 0}]
+    # R9: all four said yes in deal 1, so its two takers discarded six cards each.
+    block = first["chanter"]
+    assert block["votes"] == [True] * 4 and block["exchange"] is True
+    dealer = first["dealer"]
+    assert [len(d) for d in block["discards"]] == [
+        6 if s in (dealer, (dealer + 1) % 4) else 0 for s in range(4)]
+    assert not {c for d in block["discards"] for c in d} & {c for h in first["hands"] for c in h}
+    assert second["chanter"]["exchange"] is (second["chanter"]["votes"] == [True] * 4)
+    summary = verify_record(json.loads(json.dumps(full)))
+    assert summary["deals"][0]["exchange"] is True
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda b, d: b.update(votes=[True, True, None, True]), "until the first refusal"),
+    (lambda b, d: b.update(votes=[None] * 4), "until the first refusal"),
+    (lambda b, d: b.update(exchange=False), "exactly when all four voted yes"),
+    (lambda b, d: b["discards"][(d + 2) % 4].append("3o"), "six cards for each"),
+    (lambda b, d: b["discards"][d].__setitem__(0, "Zz"), "unknown card code"),
+    (lambda b, d: b.update(votes="yes"), "four seats' votes"),
+])
+def test_r9_r18_a_chanter_block_that_breaks_the_rule_is_refused(change, message):
+    match, _ = Match.new(Options(deals=1, chanter=True), 4)
+    rng = random.Random(4)
+    while not match.over:
+        legal = match.legal_actions(match.to_act)
+        match.apply(ChanterVote(match.to_act, True) if isinstance(legal[0], ChanterVote)
+                    else rng.choice(legal))
+    record = json.loads(json.dumps(export_record(match)))
+    verify_record(record)
+    deal = record["deals"][0]
+    change(deal["chanter"], deal["dealer"])
+    with pytest.raises(RecordError, match=message):
+        verify_record(record)
+
+
+def test_r16_r18_signals_that_break_the_rule_are_refused():
+    match, _ = Match.new(Options(deals=1, signals="private"), 4)
+    rng = random.Random(4)
+    match.apply(Signal(0, "monsieur"))
+    while not match.over:
+        match.apply(rng.choice(match.legal_actions(match.to_act)))
+    record = json.loads(json.dumps(export_record(match)))
+    verify_record(record)
+    for change, message in [
+            (lambda s: s.update(to=[1, 2]), "opponents only with risky signals"),
+            (lambda s: s.update(signal="wink"), "not a signal of R15"),
+            (lambda s: s.update(signal="aces"), "not a signal of R15"),
+            (lambda s: s.update(at=99), "counts the turn actions taken"),
+            (lambda s: s.update(from_seat=7), "from_seat"),
+    ]:
+        forged = copy.deepcopy(record)
+        change(forged["deals"][0]["signals"][0])
+        with pytest.raises(RecordError, match=message):
+            verify_record(forged)
+    off = copy.deepcopy(record)
+    off["options"]["signals"] = "off"
+    with pytest.raises(RecordError, match="without signals"):
+        verify_record(off)
 
 
 # ---------------------------------------------------------------- the command
@@ -239,7 +314,7 @@ def test_cli_verify_json_one_line_per_file(tmp_path, capsys):
     b = tmp_path / "b.json"
     a.write_text(json.dumps(build_record([build_deal(3, [0] * 9)])))
     b.write_text(json.dumps(build_record([build_deal(1, [S] * 9)])))
-    assert main(["verify", "--json", str(a), str(b)]) == 0
+    assert main(["verify", "--json", "--allow-unproven", str(a), str(b)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(x)["points"] for x in lines] == [[2, 0], [0, 0]]
     first = json.loads(lines[0])
@@ -258,7 +333,7 @@ def test_cli_bad_records_one_line_on_stderr_and_nonzero(tmp_path):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     run = subprocess.run(
-        [sys.executable, "-m", "server.game.record_cli", "verify", "--json",
+        [sys.executable, "-m", "client_cli.record_cli", "verify", "--json", "--allow-unproven",
          *(str(tmp_path / n) for n in files)],
         capture_output=True, text=True, check=False,
     )

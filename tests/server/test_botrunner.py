@@ -53,7 +53,8 @@ async def test_decisions_queued_behind_a_busy_worker_think_with_less() -> None:
     """BENCHMARKS.md: 100 tables of expert bots. Six decisions at once on one worker: the
     first has the table's whole budget, the k-th a k-th of it, and each played card is the
     one the expert chooses with that budget (this position's choice changes with each)."""
-    m, _ = Match.new(Options(deals=1, first_dealer=3), 0)
+    # The deal of fair-deal scheme 1 (R8a): a position where the budget changes the card.
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 0, draws=1)
     seat = m.to_act
     assert seat is not None
     v = view(m, seat)
@@ -97,7 +98,8 @@ async def test_a_bot_out_of_time_is_replaced_by_the_greedy_move_not_any_legal_on
 async def test_the_pool_caps_a_search_bots_thinking_time() -> None:
     """--bot-think: the worker's search stops when the cap is reached (here at once, so
     after its first few worlds) and plays that search's card, not the uncapped one."""
-    m, _ = Match.new(Options(deals=1, first_dealer=3), 0)
+    # The deal of fair-deal scheme 1 (R8a): a position where the budget changes the card.
+    m, _ = Match.new(Options(deals=1, first_dealer=3), 0, draws=1)
     seat = m.to_act
     assert seat is not None
     v = view(m, seat)

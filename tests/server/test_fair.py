@@ -12,7 +12,7 @@ from server.game.record import verify_record
 from server.store.bus import unpack_entry
 from server.table.mutations import Work, begin_match, new_table
 from server.table.state import SeatState, TableState
-from tests.records.snippet import check_fair
+from tests.records.snippet import NODE, check_fair, run_node
 
 from .players import autoplay
 
@@ -56,6 +56,33 @@ async def test_r8a_the_commitment_comes_before_the_contributions_and_proves_the_
     check_fair()(record, committed)          # docs/RULES.md's ten lines agree
     assert record["fair"]["seed"] == fair.derive_seed(
         record["fair"]["secret"], record["fair"]["salt"], ["a0a0", "b0b0", "c1c1", "d1d1"])
+
+
+async def test_r8a_a_real_match_with_exchanges_and_noticed_signals_is_proven_by_all_three(
+        connect, tmp_path):
+    """A match played over the network with chanter (R9) and risky signals (R16): its
+    record gives each exchange and who received each signal, and the server's verifier and
+    docs/verify/'s two programs all prove it from the commitment the table showed."""
+    ana = await connect("Ana")
+    table = (await ana.call("create_table", options={
+        **OPTIONS, "deals": 2, "chanter": True, "signals": "risky",
+        "signal_risk": 0.5}))["table"]
+    head = (await ana.wait_event(lambda e: e["type"] == "table_changed"))["event"]["table"]
+    await ana.call("start", table=table, contribution="a0a0")
+    for signal in ("useless_hand", "going_mordienne", "useless_hand"):
+        await ana.call("signal", table=table, signal=signal)
+    over = await autoplay(ana, table, 0)
+    assert over is not None
+    record = over["record"]
+    committed = head["next_commitment"]
+    assert record["fair"]["scheme"] == "aluette-fair/2"
+    assert len(record["deals"][0]["signals"]) >= 3
+    assert all("chanter" in d for d in record["deals"])
+    assert verify_record(record, committed)["fair"] == "proven"
+    check_fair()(record, committed)
+    if NODE is not None:
+        done = run_node(record, committed, tmp_path)
+        assert done.returncode == 0, done.stderr
 
 
 async def test_r8a_the_seed_material_is_in_no_frame_log_or_record_before_the_end(connect,
@@ -108,3 +135,31 @@ def test_r8a_a_table_stored_before_fair_deals_commits_when_its_match_starts():
     match = work.match
     assert match is not None and match.seed == fair.derive_seed(
         state.match_seed.secret, state.match_seed.salt, [None] * 4)
+
+
+async def test_r8a_a_retried_command_keeps_the_contribution_that_was_applied(connect):
+    """Issue 33, finding 5 (docs/PROTOCOL.md, "Fair deals"): a ``start`` resent after a lost
+    answer, with the same id as the protocol asks, gets the first reply and is not applied
+    again, so the match is dealt from the first contribution whatever the retry carries;
+    resent as a new command it is refused and changes nothing. A seated player's ``join``
+    during the match is taken as a contribution to the next match (the rematch)."""
+    ana = await connect("Ana")
+    table = (await ana.call("create_table", options=OPTIONS))["table"]
+    first = await ana.request("start", cid=77, table=table, contribution="a1")
+    assert first["type"] == "ok"
+    again = await ana.request("start", cid=77, table=table, contribution="b2")
+    assert again == first                                  # the original reply
+    fresh = await ana.request("start", table=table, contribution="c3")
+    assert fresh["type"] == "error" and fresh["code"] == "not_ready"
+    await ana.wait_event(lambda e: e["type"] == "hand_dealt")
+    assert [p["contributions"] for p in ana.payloads("deals_committed")] == [
+        ["a1", None, None, None]]
+    # A join while seated, during the match: for the next match, not this one.
+    assert (await ana.call("join", table=table, contribution="d4"))["seat"] == 0
+    over = await autoplay(ana, table, 0)
+    assert over is not None and over["record"]["fair"]["contributions"] == ["a1", None, None,
+                                                                             None]
+    await ana.call("rematch", table=table)
+    await ana.wait_event(lambda e: e["type"] == "deals_committed" and e["match"] == 2)
+    assert [p["contributions"] for p in ana.payloads("deals_committed")] == [
+        ["a1", None, None, None], ["d4", None, None, None]]

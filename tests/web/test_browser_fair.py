@@ -6,13 +6,14 @@ process. A page sits at a one-deal table of bots, starts it and plays it to its 
   bytes in hex), and the one that counted, the start's, is the seat's contribution in the
   revealed record (``get_record``, through a protocol client);
 - at ``deals_committed`` the page says its contribution is in, and at ``match_over`` that
-  the revealed seed material checks out against the commitment the match started with,
-  and that the match's deal was replayed from the seed (the browser's own SHA-512 and
-  pyrandom.mjs);
+  the revealed seed material checks out against the commitment the match started with
+  (all 64 digits, shown in full), and that the match's deal was replayed from the seed
+  (the browser's own SHA-256 streams of scheme aluette-fair/2);
 - "Play again" sends a fresh contribution with ``rematch``, and match 2 checks it too.
 
 The checks' failures (a tampered seed, secret, salt, a card not dealt to its seat...) are
-node tests of the same module: tests/web/js/fair.test.mjs, run by test_js.py.
+node tests of the same module: tests/records/js/fair.test.mjs, run by
+tests/records/test_fair_js.py.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ async def test_a_page_contributes_and_checks_the_revealed_seed(browser, server_p
         await reader.close()
     fair = record["fair"]
     assert fair["contributions"][1] == starts[0]["contribution"]
-    assert fair["commitment"][:16] in await note.inner_text()
+    assert fair["scheme"] == "aluette-fair/2"
+    assert fair["commitment"] in await note.inner_text()            # all 64 digits
 
     # "Play again": the rematch carries a fresh contribution, and match 2 checks it is in.
     await ana.page.click('[data-key="rematch"]', timeout=WAIT_MS)

@@ -1,48 +1,107 @@
-// R8a, provably fair deals, as a player's page can check them (protocol 1.3; the scheme is
-// server/game/fair.py's, and client_cli/model.py makes the same checks for the terminal):
+// R8a, provably fair deals, as a player's page can check them (the scheme is
+// server/game/fair.py's and docs/RULES.md's; client_cli/model.py makes the same checks for
+// the terminal):
 //
 // - we send a fresh random contribution with join, start and rematch, once we have seen the
 //   table's next_commitment, and remember both (TableModel.contributing);
-// - deals_committed: the match's commitment is the one we saw, and our contribution is at
-//   our seat (checkStart, synchronous);
+// - deals_committed: the match's commitment is the one we saw, our contribution is at our
+//   seat, and how many players contributed (none: the server alone chose the deals, and no
+//   player checks them) (checkStart, synchronous);
 // - match_over: the revealed record.fair hashes back to that commitment, its seed is
-//   SHA-256 of the secret, the salt and the four contributions, and every deal of the record
-//   follows from that seed: the first dealer (R6, or R7's partner draw) and each seat's hand
-//   (R8, plus its talon share under R9) replayed as fair.check_record does, with
-//   pyrandom.mjs, a port of CPython's random.Random (checkReveal, asynchronous:
-//   crypto.subtle.digest). The tricks' legality (R18) is `aluette-record verify`'s.
+//   SHA-256 of the secret, the salt and the four contributions, and every draw of the
+//   record follows from that seed by the SHA-256 streams of scheme aluette-fair/2: the
+//   first dealer (R6, or R7's partner draw), each seat's hand exactly (R8, with R9's
+//   exchange as the record tells it) and who noticed each risky signal (R16) (checkReveal,
+//   asynchronous: crypto.subtle.digest). The tricks' legality (R18) is
+//   `aluette-record verify`'s, and so are the deals of scheme 1 records (CPython's
+//   Mersenne Twister, which this page no longer carries): for those the page checks the
+//   hashes and says where the deals are checked.
 
 import { CARD_CODES, isCard, leftOf } from "./cards.mjs";
-import { PyRandom } from "./pyrandom.mjs";
 
-/** fair.SCHEME */
-export const SCHEME = "aluette-fair/1";
+/** fair.SCHEME, and the schemes a record may carry (name -> number). */
+export const SCHEME = "aluette-fair/2";
+const SCHEMES = { "aluette-fair/1": 1, "aluette-fair/2": 2 };
 
 const HEX = /^[0-9a-f]+$/;
 const isHex = (x, n) => typeof x === "string" && HEX.test(x) && (n === undefined || x.length === n);
 const isContribution = (x) => x === null || (isHex(x) && x.length <= 64);
+const hexOf = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** R8a: this page's contribution to a match's seed, 16 random bytes in lowercase hex. */
 export function newContribution() {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
-  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(bytes);
 }
+
+const digest = async (text) =>
+  new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 
 /** SHA-256 of an ASCII string, lowercase hex (fair._sha256). */
-export async function sha256(text) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+export const sha256 = async (text) => hexOf(await digest(text));
 
 /** fair.commitment */
-export const commitmentOf = (secret, salt) => sha256(`aluette-commit/1:${secret}:${salt}`);
+export const commitmentOf = (secret, salt, scheme = 2) =>
+  sha256(`aluette-commit/${scheme}:${secret}:${salt}`);
 
 /** fair.derive_seed: four seats' contributions, null for none. */
-export const seedOf = (secret, salt, contributions) =>
-  sha256(`aluette-seed/1:${secret}:${salt}:${contributions.map((c) => c ?? "").join(",")}`);
+export const seedOf = (secret, salt, contributions, scheme = 2) =>
+  sha256(`aluette-seed/${scheme}:${secret}:${salt}:${contributions.map((c) => c ?? "").join(",")}`);
 
-const short = (hex) => `${String(hex).slice(0, 16)}…`;
+/** fair.contributors: how many seats contributed to the seed. */
+export const contributors = (contributions) =>
+  (Array.isArray(contributions) ? contributions.filter((c) => c).length : 0);
+
+/** How many players the seed took a contribution from, flagging none (R8a). */
+export function contributedWords(n) {
+  return n === 0
+    ? "no player contributed to the seed: the server alone chose it, so the deals are not "
+      + "checked by any player"
+    : `${n} of 4 seats contributed to the seed`;
+}
+
+// ---------------------------------------------------------------- the streams (chance.py)
+
+/** chance.Stream: block i = SHA-256(seed:label:i), read as 32-bit big-endian words. */
+export class Stream {
+  constructor(seed, label) {
+    this.prefix = `${seed}:${label}:`;
+    this.i = 0;
+    this.words = [];
+  }
+
+  async word() {
+    if (this.words.length === 0) {
+      const block = await digest(`${this.prefix}${this.i++}`);
+      const view = new DataView(block.buffer);
+      for (let k = 28; k >= 0; k -= 4) this.words.push(view.getUint32(k));
+    }
+    return this.words.pop();
+  }
+
+  /** Unbiased: words at or above the largest multiple of n are drawn again. */
+  async below(n) {
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    let w;
+    do w = await this.word(); while (w >= limit);
+    return w % n;
+  }
+
+  /** Fisher-Yates, from the last index down; returns `items`, shuffled in place. */
+  async shuffle(items) {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = await this.below(i + 1);
+      [items[i], items[j]] = [items[j], items[i]];
+    }
+    return items;
+  }
+
+  /** R16: one word; noticed when it is below risk × 2^32. */
+  async notices(risk) {
+    return (await this.word()) < risk * 2 ** 32;
+  }
+}
 
 // ---------------------------------------------------------------- the deals, replayed
 
@@ -50,13 +109,9 @@ const short = (hex) => `${String(hex).slice(0, 16)}…`;
 const TOP_FOUR = ["3o", "3c", "2o", "2c"];
 const isSeat = (x) => Number.isInteger(x) && x >= 0 && x <= 3;
 
-/** rules.deal_rng: each deal's shuffle comes from the match seed and the deal number. */
-export const dealRng = (seed, number) => PyRandom.fromString(`aluette:${seed}:deal:${number}`);
-
-/** rules.deal (R8): shuffle the pack (R2's order, cards.mjs), deal three rounds of three
- *  clockwise from the dealer's left; the twelve left are the talon. */
-export function deal(rng, dealer) {
-  const pack = rng.shuffle([...CARD_CODES]);
+/** rules.deal (R8): from the shuffled pack, three rounds of three clockwise from the
+ *  dealer's left; the twelve left are the talon. */
+export function deal(pack, dealer) {
   const hands = [[], [], [], []];
   let pos = 0;
   for (let round = 0; round < 3; round++) {
@@ -68,10 +123,15 @@ export function deal(rng, dealer) {
   return { hands, talon: pack.slice(pos) };
 }
 
-/** rules.partner_draw (R7): cards turned to seats 0, 1, 2, 3... skipping seats that hold a
- *  top card; Monsieur's holder stays, Madame's sits opposite, and deals first. */
-export function partnerDraw(rng) {
-  const pack = rng.shuffle([...CARD_CODES]);
+/** Deal `number` of the match dealt from `seed` (stream deal:N). */
+export async function dealOf(seed, number, dealer) {
+  return deal(await new Stream(seed, `deal:${number}`).shuffle([...CARD_CODES]), dealer);
+}
+
+/** rules.partner_draw (R7): from the shuffled pack, cards turned to seats 0, 1, 2, 3...
+ *  skipping seats that hold a top card; Monsieur's holder stays, Madame's sits opposite,
+ *  and deals first. */
+export function partnerDraw(pack) {
   const holder = {};
   const cards = [];
   const done = new Set();
@@ -100,19 +160,20 @@ export function partnerDraw(rng) {
 /** Match.new's first dealer: R7's draw, R6's random seat, or the table's chosen seat. */
 export async function firstDealer(options, seed) {
   if (options.partner_draw) {
-    return partnerDraw(await PyRandom.fromString(`aluette:${seed}:partner_draw`)).firstDealer;
+    return partnerDraw(await new Stream(seed, "partner_draw").shuffle([...CARD_CODES]))
+      .firstDealer;
   }
-  if (options.first_dealer === "random") {
-    return (await PyRandom.fromString(`aluette:${seed}:first_dealer`)).randrange(4);
-  }
+  if (options.first_dealer === "random") return new Stream(seed, "first_dealer").below(4);
   return options.first_dealer;
 }
 
 /** The record's options as Options.from_dict reads them (its defaults), or null. */
 function dealOptions(raw) {
-  const o = { chanter: false, partner_draw: false, first_dealer: "random", ...(raw ?? {}) };
+  const o = { chanter: false, partner_draw: false, first_dealer: "random",
+    signals: "private", signal_risk: 0.25, ...(raw ?? {}) };
   const ok = typeof o.chanter === "boolean" && typeof o.partner_draw === "boolean"
-    && (o.first_dealer === "random" || isSeat(o.first_dealer));
+    && (o.first_dealer === "random" || isSeat(o.first_dealer))
+    && typeof o.signal_risk === "number";
   return ok ? o : null;
 }
 
@@ -129,10 +190,23 @@ function wellFormed(deals) {
   });
 }
 
+/** R9 as the record tells it: the hands each seat should hold, exactly. */
+function expectedHands({ hands, talon }, d, chanter) {
+  const expected = hands.map((h) => new Set(h));
+  if (chanter?.exchange !== true) return expected;
+  const discards = Array.isArray(chanter.discards) ? chanter.discards : [];
+  for (const [seat, first] of [[leftOf(d), 0], [d, 1]]) {
+    const out = new Set(Array.isArray(discards[seat]) ? discards[seat] : []);
+    const share = talon.filter((_, k) => k % 2 === first);
+    expected[seat] = new Set([...expected[seat], ...share].filter((c) => !out.has(c)));
+  }
+  return expected;
+}
+
 /**
- * fair.check_record's replay of `record` (options, deals [{dealer, hands}]) from `seed`:
- * null when the first dealer and every card of every hand follow from it, else what does
- * not, in check_record's words. Under R9 a hand may also hold its seat's talon share.
+ * fair.check_record's replay of `record` from `seed` (scheme 2): null when the first
+ * dealer, every hand and every risky signal's audience follow from it, else what does not,
+ * in check_record's words.
  */
 export async function replayDeals(record, seed) {
   const options = dealOptions(record?.options);
@@ -145,20 +219,35 @@ export async function replayDeals(record, seed) {
     return `deal 1: the first dealer is seat ${first} by the revealed seed and ${why}, `
       + `not seat ${deals[0].dealer}`;
   }
+  let signal = 0;
   for (const [i, d] of deals.entries()) {
     const number = i + 1;
-    const { hands, talon } = deal(await dealRng(seed, number), d.dealer);
-    const shares = options.chanter                                  // R9's exchange
-      ? { [leftOf(d.dealer)]: talon.filter((_, k) => k % 2 === 0),
-        [d.dealer]: talon.filter((_, k) => k % 2 === 1) }
-      : {};
+    if (options.chanter && !d.chanter && d.tricks?.length === 9) {
+      return `deal ${number}: the record does not say whether the talon was exchanged (R9)`;
+    }
+    const expected = expectedHands(await dealOf(seed, number, d.dealer), d.dealer, d.chanter);
     for (const [seat, hand] of d.hands.entries()) {
-      const allowed = new Set([...hands[seat], ...(shares[seat] ?? [])]);
-      const card = hand.find((c) => !allowed.has(c));
+      const card = hand.find((c) => !expected[seat].has(c));
       if (card !== undefined) {
         return `deal ${number}, seat ${seat}, card ${card}: this card was not dealt to this `
           + "seat: the hand does not follow from the revealed seed (R8)";
       }
+    }
+    for (const s of Array.isArray(d.signals) ? d.signals : []) {
+      if (options.signals === "risky" && isSeat(s?.from_seat)) {      // R16
+        const stream = new Stream(seed, `signal:${signal}`);
+        const me = s.from_seat;
+        const to = [(me + 2) % 4];
+        for (const opp of [leftOf(me), (me + 3) % 4]) {
+          if (await stream.notices(options.signal_risk)) to.push(opp);
+        }
+        const given = Array.isArray(s.to) ? [...s.to].sort() : [];
+        if (JSON.stringify(to.sort()) !== JSON.stringify(given)) {
+          return `deal ${number}: signal ${signal + 1} of the match reached seats `
+            + `[${given.join(", ")}], but the revealed seed says [${to.join(", ")}] (R16)`;
+        }
+      }
+      signal += 1;
     }
   }
   return null;
@@ -170,7 +259,8 @@ export async function replayDeals(record, seed) {
  */
 export function checkStart(event, sent, seat) {
   const commitment = String(event.commitment ?? "");
-  const words = `Fair deals: match ${event.match ?? "?"} is committed to ${short(commitment)}`;
+  const words = `Fair deals: match ${event.match ?? "?"} is committed to ${commitment}; `
+    + contributedWords(contributors(event.contributions));
   if (sent === null || seat === null) return { ok: true, text: `${words}.` };
   const [seen, mine] = sent;
   const problems = [];
@@ -187,7 +277,7 @@ export function checkStart(event, sent, seat) {
 
 /**
  * match_over: the revealed `fair` (record.fair) against `expected`, the commitment the match
- * started with (null if we did not see it), and the deals of `record` (the match_over
+ * started with (null if we did not see it), and the draws of `record` (the match_over
  * event's) replayed from its seed; without a record, only the seed is checked. Resolves to
  * {ok, text}; never rejects.
  */
@@ -203,7 +293,8 @@ export async function checkReveal(fair, expected = null, record = null) {
   }
   try {
     if (fair === null || typeof fair !== "object") return fail("it reveals no seed material");
-    if (fair.scheme !== SCHEME) return fail(`unknown scheme ${String(fair.scheme).slice(0, 32)}`);
+    const scheme = SCHEMES[fair.scheme];
+    if (scheme === undefined) return fail(`unknown scheme ${String(fair.scheme).slice(0, 32)}`);
     const { commitment, secret, salt, contributions, seed } = fair;
     if (!isHex(commitment, 64) || !isHex(secret, 64) || !isHex(salt, 32)) {
       return fail("its commitment, secret or salt is not well formed");
@@ -212,21 +303,26 @@ export async function checkReveal(fair, expected = null, record = null) {
         || !contributions.every(isContribution)) {
       return fail("its contributions are not four seats' contributions");
     }
-    if (await commitmentOf(secret, salt) !== commitment) {
-      return fail(`the revealed secret and salt do not match the commitment ${short(commitment)}`);
+    if (await commitmentOf(secret, salt, scheme) !== commitment) {
+      return fail(`the revealed secret and salt do not match the commitment ${commitment}`);
     }
     if (expected !== null && expected !== commitment) {
-      return fail(`its commitment ${short(commitment)} is not the one the match started with, `
-        + short(expected));
+      return fail(`its commitment ${commitment} is not the one the match started with, `
+        + expected);
     }
     if (!isHex(seed, 64)) return fail("it reveals no seed");
-    if (await seedOf(secret, salt, contributions) !== seed) {
+    if (await seedOf(secret, salt, contributions, scheme) !== seed) {
       return fail("the revealed seed does not follow from the secret, the salt and the "
         + "contributions");
     }
     const words = `Fair deals checked: the seed was committed before the first card `
-      + `(${short(commitment)}) and follows from the server's secret and every player's `
-      + "contribution";
+      + `(${commitment}) and follows from the server's secret and every player's `
+      + `contribution; ${contributedWords(contributors(contributions))}`;
+    if (scheme === 1) {
+      return { ok: true, text: `${words}. This match was dealt under the earlier scheme `
+        + "(aluette-fair/1), whose deals this page does not replay: `aluette-record verify` "
+        + "on its record does." };
+    }
     if (record === null) return { ok: true, text: `${words}.` };
     const wrong = await replayDeals(record, seed);
     if (wrong !== null) return fail(wrong);

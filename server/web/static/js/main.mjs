@@ -10,6 +10,7 @@ import { language, languages, setup as setupLanguages, t, use } from "./i18n.mjs
 import { renderLobby, setupLobby } from "./lobby.mjs";
 import { TableModel } from "./model.mjs";
 import { renderTable, setupTable } from "./table.mjs";
+import { REPLAY_PATH, enterReplay, leaveReplay, renderReplay, replayRoute } from "./replay.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +37,8 @@ const app = {
 const TABLE_PATH = /^\/t\/([A-Za-z0-9_-]{1,64})$/;
 
 function parseRoute() {
+  const replay = replayRoute(location.pathname);
+  if (replay) return replay;
   const m = TABLE_PATH.exec(location.pathname);
   if (!m) return { view: "lobby", table: null, code: null };
   const code = new URLSearchParams(location.hash.slice(1)).get("code");
@@ -76,6 +79,8 @@ function tableLink(table) {
 
 function enterRoute() {
   const { view, table, code } = app.route;
+  if (view === "replay") return void enterReplay(app);
+  leaveReplay();
   if (view !== "table") {
     refreshLobby();
     return;
@@ -171,6 +176,7 @@ function onWelcome(welcome) {
       }
     }
   }
+  if (app.route.view === "replay") enterReplay(app);
   if (app.route.view === "table" && !app.conn.following(app.route.table)) {
     watch(app.route.table);
   }
@@ -334,11 +340,13 @@ function render() {
   queueMicrotask(() => {
     app.renderQueued = false;
     const onTable = app.route.view === "table";
-    document.body.dataset.view = onTable ? "table" : "lobby";
-    $("lobby").hidden = onTable;
+    const onReplay = app.route.view === "replay";
+    document.body.dataset.view = onTable ? "table" : onReplay ? "replay" : "lobby";
+    $("lobby").hidden = onTable || onReplay;
     $("table-view").hidden = !onTable;
     let title = "Aluette Online";
-    if (onTable) {
+    if (onReplay) title = renderReplay(app);
+    else if (onTable) {
       const model = app.models.get(app.route.table);
       if (model) title = renderTable(app, model);
     } else {
@@ -408,12 +416,14 @@ async function start() {
     const a = ev.target.closest?.("a[href]");
     if (!a || a.target || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
     const url = new URL(a.href, location.href);
-    if (url.origin !== location.origin || !(url.pathname === "/" || TABLE_PATH.test(url.pathname))) return;
+    if (url.origin !== location.origin || !(url.pathname === "/" || TABLE_PATH.test(url.pathname)
+      || REPLAY_PATH.test(url.pathname))) return;
     ev.preventDefault();
     navigate(url.pathname + url.hash);
   });
   addEventListener("popstate", () => navigate(location.pathname + location.hash, false));
   app.route = parseRoute();
+  if (app.route.view === "replay") enterReplay(app);
   if (app.route.view === "table") {
     if (app.route.code) conn.codes[app.route.table] = app.route.code;
     app.models.set(app.route.table, new TableModel(app.route.table));

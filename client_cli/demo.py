@@ -1,8 +1,9 @@
 """``aluette-demo``: a whole match between bots, printed trick by trick.
 
 It is the project's "run" command until you start the server, and a quick way to watch the
-rules at work (spoiled tricks, mordienne) without a network. It lives with the bots, not in
-the engine, because it plays them: the engine imports nothing above it (docs/ARCHITECTURE.md).
+rules at work (spoiled tricks, mordienne) without a network. It lives with the terminal
+tools (it prints, like ``aluette-record``), above the engine and the bots it plays
+(docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import argparse
 import random
 from collections.abc import Sequence
 
+from server.bots import choose_action
 from server.game import Match, Options, view
 from server.game.record import export_record, verify_record
-from server.game.record_cli import render_match
 
-from . import choose_action
+from .record_cli import render_match
 
 
 def play_bot_match(options: Options, seed: int, level: str = "normal") -> Match:

@@ -1,4 +1,5 @@
-"""``aluette-record``: verify and show match records (R17, R18, R8a) from the command line.
+"""``aluette-record``: verify, show, replay and review match records (R17, R18, R8a) from
+the command line.
 
 Both commands say the result in the same words (:func:`verdict`). Output piped into a
 reader that stops early (``aluette-record verify --json *.json | head``) ends quietly, with
@@ -14,8 +15,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import card_name
-from .record import RecordError, verify_record
+from server.game import fair
+from server.game.cards import card_name
+from server.game.record import RecordError, verify_record
 
 
 def _load(path: str) -> Any:
@@ -53,11 +55,13 @@ def _team(seat: int | None) -> str:
 
 
 def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
-    """R8a in words: whether the deals are proven to follow from the committed seed."""
+    """R8a in words: whether the deals are proven to follow from the committed seed, the
+    full commitment, and how many players contributed."""
     if summary.get("fair") == "proven":
         return (f"deals proven fair: they follow from the revealed seed, which matches "
-                f"commitment {record['fair']['commitment'][:16]}… (R8a)")
-    return ("deals unproven: the record carries no seed material (a match played before "
+                f"commitment {record['fair']['commitment']}; "
+                f"{fair.contributed_words(int(summary.get('contributors', 0)))} (R8a)")
+    return ("deals unproven: the record carries no fair-deal block (a match played before "
             "fair deals, R8a)")
 
 
@@ -95,6 +99,10 @@ def _verify(args: argparse.Namespace) -> int:
             print(json.dumps(summary, separators=(", ", ": ")))
         else:
             print(_summary_text(path, record, summary))
+        if summary["fair"] != "proven" and not args.allow_unproven:
+            print(f"{path}: unproven: the record has no fair-deal block, so nothing shows its "
+                  f"deals were not chosen (R8a); --allow-unproven accepts it", file=sys.stderr)
+            status = 1
     return status
 
 
@@ -149,9 +157,79 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review(args: argparse.Namespace) -> int:
+    """The expert's review of one seat (issue 28): JSON on stdout, progress on stderr."""
+    # Imported here: the review needs the bots, which ``verify`` and ``show`` do not.
+    import msgspec
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from server.review import Settings, review_record
+
+    path = args.file
+    try:
+        record = _load(path)
+        console = Console(stderr=True)
+        with Progress("reviewing seat", str(args.seat), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console, transient=True,
+                      disable=not console.is_terminal) as bar:
+            task = bar.add_task("review", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            settings = Settings(card_worlds=args.worlds) if args.worlds else Settings()
+            review = review_record(record, args.seat, workers=args.workers,
+                                   settings=settings, salt=args.salt, progress=progress)
+    except RecordError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    print(msgspec.json.encode(review).decode())
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """Step through a match trick by trick, every hand face up (issue 28): commands from
+    the keyboard (or, piped, one per line), or every step at once with ``--all``."""
+    # Imported here: the replay speaks the terminal client's words (rich, its renderer).
+    from rich.console import Console
+
+    from .replay import KEYS, Replay
+
+    path = args.file
+    try:
+        record = _load(path)
+        review = _load(args.review) if args.review else None
+        replay = Replay(record, seat=args.seat, review=review)
+    except (RecordError, KeyError, TypeError, ValueError) as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    console = Console()
+    if args.all:
+        for _ in replay.steps:
+            console.print(replay.render())
+            console.print()
+            replay.command("n")
+        return 0
+    console.print(replay.render())
+    while True:
+        try:
+            line = input("replay> " if sys.stdin.isatty() else "")
+        except EOFError:
+            return 0
+        try:
+            if not replay.command(line.strip()):
+                return 0
+        except ValueError:
+            console.print(KEYS)
+            continue
+        console.print(replay.render())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="aluette-record", description="Verify or show Aluette match records (R17, R18)."
+        prog="aluette-record",
+        description="Verify, show or review Aluette match records (R17, R18)."
     )
     sub = parser.add_subparsers(dest="command", required=True)
     verify = sub.add_parser("verify", help="replay records under the rules; check that "
@@ -160,12 +238,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     verify.add_argument("--commitment", metavar="HEX", default=None,
                         help="the commitment you were shown when the match started: the "
                         "record must carry seed material that matches it")
+    verify.add_argument("--allow-unproven", action="store_true",
+                        help="exit 0 for a record without a fair-deal block (a match played "
+                        "before fair deals) if it replays under the rules")
     verify.add_argument("files", nargs="+", metavar="FILE")
     show = sub.add_parser("show", help="print a match trick by trick")
     show.add_argument("file", metavar="FILE")
+    review = sub.add_parser("review", help="the expert's review of one seat's decisions, "
+                            "from what that seat knew (JSON)")
+    review.add_argument("file", metavar="FILE")
+    review.add_argument("--seat", type=int, required=True, choices=range(4), metavar="N",
+                        help="the seat to review, 0-3")
+    review.add_argument("--workers", type=int, default=2, metavar="N",
+                        help="processes to think in (default 2; 0: this one)")
+    review.add_argument("--worlds", type=int, default=0, metavar="N",
+                        help="deals of the unseen cards sampled per card decision "
+                        "(default 600)")
+    review.add_argument("--salt", default="0",
+                        help="seeds the review's random draws (default 0)")
+    replay = sub.add_parser("replay", help="step through a match trick by trick, every "
+                            "hand face up")
+    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("--seat", type=int, choices=range(4), metavar="N", default=None,
+                        help="your seat: the words say 'you'")
+    replay.add_argument("--review", metavar="REVIEW", default=None,
+                        help="a review of one seat (aluette-record review's JSON): its "
+                        "costly plays are marked")
+    replay.add_argument("--all", action="store_true", help="print every step, then stop")
     args = parser.parse_args(argv)
+    commands = {"verify": _verify, "show": _show, "review": _review, "replay": _replay}
     try:
-        status = _verify(args) if args.command == "verify" else _show(args)
+        status = commands[args.command](args)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader stopped (`| head`): stop too. Point stdout at /dev/null so the
