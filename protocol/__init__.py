@@ -92,6 +92,7 @@ from .limits import (
     MAX_TABLE_ID_LEN,
     MAX_TOKEN_LEN,
     MAX_VERSIONS,
+    MAX_WATCHING,
     PING_INTERVAL_S,
     RATE_BURST,
     RATE_HARD_MULTIPLIER,
@@ -142,6 +143,7 @@ from .results import (
     SpectateResult,
     TableResult,
     TablesPage,
+    WatchRef,
     decode_result,
 )
 from .text import clean_text
@@ -173,6 +175,7 @@ __all__ = [
     "MAX_TABLE_ID_LEN",
     "MAX_TOKEN_LEN",
     "MAX_VERSIONS",
+    "MAX_WATCHING",
     "PING_INTERVAL_S",
     "PROTOCOL_VERSION",
     "RATE_BURST",
@@ -263,6 +266,7 @@ __all__ = [
     "TrickInfo",
     "Turn",
     "UnknownEvent",
+    "WatchRef",
     "Welcome",
     "clean_text",
     "decode_client",

@@ -32,6 +32,9 @@ MAX_PAGE_TABLES = 50
 #: ``BAD_FRAME_WINDOW_S`` before it is closed with 4000 (each is still answered).
 MAX_BAD_FRAMES = 10
 BAD_FRAME_WINDOW_S = 60
+#: Tables a player watches without a seat that ``list_tables`` names (``watching``, added
+#: in 1.5): the most recent ones.
+MAX_WATCHING = 20
 #: Human-readable ``message`` of an error.
 MAX_MESSAGE_LEN = 512
 

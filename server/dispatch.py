@@ -128,6 +128,7 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
                 client.tables.add(table.id)
             else:
                 client.tables.discard(table.id)
+            await lobby.watching.after(client.player, cmd, table, client in table.viewers)
     except AluetteError as exc:
         client.send(session.error(cmd.id, exc))
     except Exception:

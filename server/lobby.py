@@ -23,7 +23,7 @@ import msgspec
 
 import protocol
 from protocol import CommandError, ErrorCode, ServiceError
-from protocol.results import CreateResult, RecordResult, SeatRef, TablesPage
+from protocol.results import CreateResult, RecordResult, SeatRef, TablesPage, WatchRef
 from server.store import StorageUnavailable, Store, VersionConflict
 from server.store.keys import check_id
 
@@ -37,6 +37,7 @@ from .supervisor import Supervisor
 from .table import Table, number_events
 from .tablestate import TableState, lobby_entry
 from .viewer import Viewer
+from .watching import Watching
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,8 @@ class Lobby:
         self._reading: asyncio.Future[None] | None = None
         self._local: dict[str, tuple[int, TableState, dict[str, Any]]] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
+        #: The tables each player watches without a seat (``list_tables``'s ``watching``).
+        self.watching = Watching(store, settings.session_ttl_s)
 
     # ------------------------------------------------------------------ registry
 
@@ -338,7 +341,7 @@ class Lobby:
     async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
         """One page of the lobby, over every process: public tables and the private ones
         you sit at, tables with free seats first, then matches in play, then finished
-        ones."""
+        ones; and on every page your seats and the tables you watch (to resume)."""
         size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
         try:
             entries = await self.entries()
@@ -364,6 +367,13 @@ class Lobby:
                 seat = table.state.seat_of(player) if table is not None else None
                 if seat is not None:
                     seats.append(SeatRef(table=tid, seat=seat, status=e["status"]))
+        try:
+            watched = await self.watching.tables(player)
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable") from None
+        seated = {s.table for s in seats}
+        watching = [WatchRef(table=tid, status=entries[tid]["status"]) for tid in watched
+                    if tid in entries and tid not in seated]
         infos = []
         for _, e in chunk:
             info = e["info"]
@@ -376,7 +386,8 @@ class Lobby:
                     continue
             infos.append(info)
         return TablesPage(tables=infos, seats=seats,
-                          next=_encode_cursor(key(chunk[-1])) if more and chunk else None)
+                          next=_encode_cursor(key(chunk[-1])) if more and chunk else None,
+                          watching=watching)
 
     # ------------------------------------------------------------------ records
 

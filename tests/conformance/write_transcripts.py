@@ -54,7 +54,7 @@ s += [send("A", {"type": "create_table", "id": 2, "options": opts, "private": Fa
       ev("A", "$t", 1, {"type": "table_changed", "table": info})]
 s += hello("B", "Bo")
 s += [send("B", {"type": "list_tables", "id": 2}),
-      ok("B", 2, {"tables": [info], "seats": [], "next": None}),
+      ok("B", 2, {"tables": [info], "seats": [], "next": None, "watching": []}),
       send("B", {"type": "join", "id": 3, "table": "$t", "seat": 0}),
       err("B", 3, "seat_taken", {"seat": 0}, "seat 0 is taken"),
       send("B", {"type": "join", "id": 4, "table": "$t", "seat": 1, "contribution": "b0b0"}),
@@ -122,7 +122,11 @@ s += [ev("C", "$t", 7, DC),
       err("C", 4, "not_seated", None, "you have no seat at this table"),
       send("A", {"type": "leave", "id": 11, "table": "$t"}),
       ok("A", 11, {"table": "$t", "seat": 0}),
-      ev("B", "$t", 12, TC), ev("C", "$t", 11, TC)]
+      ev("B", "$t", 12, TC), ev("C", "$t", 11, TC),
+      # (1.5) the spectator's tables are listed for it to resume, beside its seats (none)
+      send("C", {"type": "list_tables", "id": 5}),
+      ok("C", 5, {"tables": "*", "seats": [], "next": None,
+                  "watching": [{"table": "$t", "status": "playing"}]})]
 s += silent("A", "B", "C", "D")
 (OUT / "10_lobby.json").write_text(json.dumps({
     "name": "the lobby: create, list, join, spectate, bots, start, leave, and their refusals",

@@ -315,4 +315,12 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             "server",
             p.Error(id=12, code="conflict", message="the table kept changing; send it again"),
         ),
+        (
+            # 1.5: the tables you watch, beside your seats (what to resume)
+            "ok_list_tables",
+            "server",
+            p.Ok(id=3, result=p.TablesPage(
+                tables=[], seats=[p.SeatRef(table="t-7f3a", seat=2, status="playing")],
+                next=None, watching=[p.WatchRef(table="t-9b21", status="playing")])),
+        ),
     ]
