@@ -311,6 +311,8 @@ def tables_table(tables: list[dict[str, Any]], seats: list[dict[str, Any]],
                 seat_line.append(f"bot {s.get('level') or ''}".strip(), style="magenta")
             else:
                 seat_line.append_text(safe(s.get("name") or "?", 32))
+                if s.get("bot"):        # a client that says it is a program (1.5)
+                    seat_line.append(" [bot]", style="magenta")
         lines.append(seat_line)
     if hidden:
         finished = sum(1 for t in tables if t not in shown and t.get("status") not in LIVE)
@@ -345,6 +347,8 @@ def seats_lines(model: TableModel) -> Text:
             out.append_text(safe(s.get("level") or "?", 10))
         else:
             out.append_text(safe(s.get("name") or "?", 32))
+            if s.get("bot"):            # a client that says it is a program (1.5)
+                out.append(" [bot]", style="magenta")
             if i == model.seat:
                 out.append(" (you)", style="bold")
             if not s.get("connected"):
@@ -420,9 +424,9 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if seat == v.get("to_act"):
                 name.append("  " + _to_act_mark(v), style="bold yellow")
             info_seat = seats_info[seat] if seat < len(seats_info) else {}
-            if info_seat.get("kind") == "bot":
+            if info_seat.get("kind") == "bot" or info_seat.get("bot"):
                 name.append(" [bot]", style="magenta")
-            elif info_seat.get("kind") == "human" and not info_seat.get("connected"):
+            if info_seat.get("kind") == "human" and not info_seat.get("connected"):
                 name.append(" (a bot plays for them)" if info_seat.get("level")
                             else " (disconnected)", style="dim")
             team = (("yours" if team_of(seat) == team_of(model.seat) else "theirs")

@@ -511,10 +511,13 @@ class ClientSession:
         token: str | None = None,
         first_id: int = 1,
         versions: tuple[int, ...] = SUPPORTED_VERSIONS,
+        bot: bool = False,
     ) -> None:
         self.name = name
         self.token = token
         self.versions = versions
+        #: This client is a program and says so in every hello (1.5): its seats show it.
+        self.bot = bot
         self.state = ClientState.DISCONNECTED
         self.player_id: str | None = None
         self.version: int | None = None
@@ -532,7 +535,8 @@ class ClientSession:
         cid = self._new_id()
         self._hello_id = cid
         self.state = ClientState.HELLO_SENT
-        hello = Hello(id=cid, versions=list(self.versions), name=self.name, token=self.token)
+        hello = Hello(id=cid, versions=list(self.versions), name=self.name, token=self.token,
+                      bot=self.bot)
         return [Send(encode(hello))]
 
     def connection_lost(self, close_code: int | None = None) -> list[ClientOutput]:

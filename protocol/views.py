@@ -61,12 +61,18 @@ class TableOptions(msgspec.Struct, kw_only=True):
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):
-    """Who sits in one seat, as the lobby shows it."""
+    """Who sits in one seat, as the lobby shows it.
+
+    ``bot`` (added in 1.5) is True when a program plays the seat: the server's own bot
+    (``kind: bot``), or a client that said ``hello {bot: true}`` (``kind: human``: it
+    connects, drops and resumes like a person, but it is not one).
+    """
 
     kind: SeatKind = "empty"
     name: Name | None = None
     level: BotLevel | None = None
     connected: bool = False
+    bot: bool = False
 
 
 class TableInfo(msgspec.Struct, kw_only=True):

@@ -83,6 +83,7 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
             await _carry_out(hub, client, refusal)
         return
     client.name = name
+    client.bot = out.hello.bot
     client.send(session.accept_hello(out.hello, session=token, player_id=player, name=name))
 
 

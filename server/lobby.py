@@ -308,7 +308,7 @@ class Lobby:
                                details={"retry_after_ms": self.busy.retry_after_ms()})
         async with self._opening(player, address, new=True):
             state = mutations.new_table(tid, player, viewer.name, cmd, self.clock(),
-                                        s.max_bot_budget)
+                                        s.max_bot_budget, bot=viewer.bot)
             work = Work(state, None, now=self.clock())
             work.table_changed()
             events = number_events(state, work)

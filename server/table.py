@@ -268,7 +268,7 @@ class Table:
         player = viewer.player
         if isinstance(cmd, protocol.Join):
             return lambda w: mutations.join(w, player, viewer.name, cmd.seat, cmd.code,
-                                            cmd.contribution)
+                                            cmd.contribution, bot=viewer.bot)
         if isinstance(cmd, protocol.Leave):
             return lambda w: mutations.leave(w, player)
         if isinstance(cmd, protocol.AddBot):

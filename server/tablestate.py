@@ -48,6 +48,9 @@ class SeatState(msgspec.Struct, kw_only=True):
     #: table events, and a restart marks everyone disconnected).
     connected: bool = False
     disconnected_at: float | None = None
+    #: Humans: the player's client said it is a program (``hello {bot: true}``, 1.5); the
+    #: seat is shown as a bot to everyone.
+    bot: bool = False
 
 
 class SeedMaterial(msgspec.Struct, kw_only=True):
@@ -156,7 +159,8 @@ class TableState(msgspec.Struct, kw_only=True):
                 SeatInfo(kind=s.kind, name=s.name,
                          level=s.level if s.kind == "bot" else (
                              self.options.bot_level if s.takeover else None),
-                         connected=s.kind == "bot" or (s.kind == "human" and s.connected))
+                         connected=s.kind == "bot" or (s.kind == "human" and s.connected),
+                         bot=s.kind == "bot" or (s.kind == "human" and s.bot))
                 for s in self.seats
             ],
             status=self.status,

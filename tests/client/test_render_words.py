@@ -239,3 +239,13 @@ def test_a_small_terminal_gets_a_compact_screen() -> None:
         assert code in out
     full = text(render.game_screen(model), width=100)
     assert len(full.split("\n")) > len(lines) + 8
+
+
+def test_a_client_that_says_it_is_a_program_is_shown_as_a_bot() -> None:
+    """Protocol 1.5 (issue 33): a seat whose client said ``hello {bot: true}`` is a bot to
+    everyone, in the lobby, before the match and during it, like the server's own."""
+    robo = info(status="waiting", s1={"name": "Robo", "bot": True})
+    lobby = text(render.tables_table([robo], []))
+    assert "Robo [bot]" in lobby and "Ana [bot]" not in lobby
+    before = text(render.seats_lines(TableModel("t1", seat=0, info=robo)))
+    assert "Robo [bot]" in before and "Ana [bot]" not in before

@@ -1,4 +1,4 @@
-"""Writes transcripts/10_lobby.json, 11_game.json and 12_chat_fair.json (the long ones,
+"""Writes transcripts/10_lobby.json, 11_game.json, 12_chat_fair.json and 13_bot_client.json (the long ones,
 with their many per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`,
 then review the diff like any protocol change. The other transcripts are written by hand."""
 
@@ -34,7 +34,7 @@ def silent(*who):
     return [{"as": w, "silent": True} for w in who]
 
 TC = {"type": "table_changed", "table": "*"}
-EMPTY = {"kind": "empty", "name": None, "level": None, "connected": False}
+EMPTY = {"kind": "empty", "name": None, "level": None, "connected": False, "bot": False}
 
 # ---------------------------------------------------------------- lobby
 opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
@@ -43,7 +43,8 @@ full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": Fa
              "auto_start": False, "bot_delay_ms": 10000, "turn_timer_s": None, "grace_s": 120,
              "bot_level": "normal", "bot_budget": 1.0}
 info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
-        "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True},
+        "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True,
+                   "bot": False},
                   EMPTY, EMPTY, EMPTY],
         "status": "waiting", "spectators": 0, "creator": 0, "match": 0,
         "next_commitment": "$c1", "rematch": []}
@@ -314,3 +315,37 @@ c += silent("A", "B", "S", "E")
 (OUT / "12_chat_fair.json").write_text(json.dumps({
     "name": "chat (seats to all, spectators to spectators), mute and unmute, chat limits, rematch and per-match records refused before the end, a new spectator's chat_history",
     "settings": {"chat_burst": 3, "chat_per_second": 0.01}, "steps": c}, indent=1) + "\n")
+
+# ---------------------------------------------------------------- a bot client (1.5)
+b_opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
+b_full = {**full_opts, "signals": "off"}
+ROBO = {"kind": "human", "name": "Robo", "level": None, "connected": True, "bot": True}
+SERVER_BOT = {"kind": "bot", "name": "*", "level": "random", "connected": True, "bot": True}
+ANA = {"kind": "human", "name": "Ana", "level": None, "connected": True, "bot": False}
+b_info = {"table": "$t", "name": "Robo's table", "options": b_full, "private": False,
+          "seats": [ROBO, EMPTY, EMPTY, EMPTY], "status": "waiting", "spectators": 0,
+          "creator": 0, "match": 0, "next_commitment": "$c", "rematch": []}
+r = [{"as": "R", "connect": True},
+     send("R", {"type": "hello", "id": 1, "versions": [1], "name": "Robo", "bot": True}),
+     {"as": "R", "recv": {"type": "welcome", "id": 1, "version": 1, "session": "*",
+                          "player_id": "*", "name": "Robo"}},
+     send("R", {"type": "create_table", "id": 2, "options": b_opts}),
+     ok("R", 2, {"table": "$t", "seat": 0, "code": None}),
+     ev("R", "$t", 1, {"type": "table_changed", "table": b_info}),
+     send("R", {"type": "add_bot", "id": 3, "table": "$t", "seat": 2, "level": "random"}),
+     ok("R", 3, {"table": "$t", "seat": 2}),
+     ev("R", "$t", 2, {"type": "table_changed",
+                       "table": {**b_info, "seats": [ROBO, EMPTY, SERVER_BOT, EMPTY]}})]
+r += hello("A", "Ana")
+both = {**b_info, "seats": [ROBO, ANA, SERVER_BOT, EMPTY]}
+r += [send("A", {"type": "join", "id": 2, "table": "$t", "seat": 1}),
+      ok("A", 2, {"table": "$t", "seat": 1}),
+      ev("A", "$t", 3, {"type": "table_changed", "table": both}),
+      ev("R", "$t", 3, {"type": "table_changed", "table": both}),
+      send("A", {"type": "list_tables", "id": 3}),
+      ok("A", 3, {"tables": [both], "seats": [{"table": "$t", "seat": 1, "status": "waiting"}],
+                  "next": None, "watching": []})]
+r += silent("R", "A")
+(OUT / "13_bot_client.json").write_text(json.dumps({
+    "name": "a client that says it is a program (hello bot: true, 1.5): its seat is shown as a bot to everyone, like the server's own",
+    "steps": r}, indent=1) + "\n")

@@ -268,6 +268,19 @@ def open_client(token: str | None = None) -> ClientSession:
     return c
 
 
+def test_a_bot_client_says_so_in_every_hello() -> None:
+    """1.5: a program says it is one, on its first connection and on every reconnection."""
+    c = ClientSession("Robo", bot=True)
+    [hello] = c.connect()
+    assert decoded(hello)["bot"] is True
+    c.receive(welcome_frame())
+    c.connection_lost(1006)
+    [again] = c.connect()
+    assert decoded(again)["bot"] is True and decoded(again)["token"] == "tok2"
+    [person] = ClientSession("Ana").connect()
+    assert decoded(person)["bot"] is False
+
+
 def test_client_follows_a_table_from_its_join_and_detects_a_gap() -> None:
     c = open_client()
     cid, [_send] = c.command(protocol.Join, table="t")

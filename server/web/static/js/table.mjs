@@ -293,6 +293,7 @@ function seatBox(app, model, seat) {
     state.push(h("span", { class: "bot-mark" }, "BOT"), ` ${safeName(info.level, "normal")} bot`);
   }
   else if (info.kind === "human") {
+    if (info.bot) state.push(h("span", { class: "bot-mark" }, "BOT"), " a program · "); // said so in its hello (1.5)
     state.push(info.connected ? h("span", { class: "online" }, "● connected")
       : h("span", { class: "offline" }, "○ disconnected"));
     if (info.level) state.push(h("span", { class: "bot" }, ` · a ${safeName(info.level)} bot plays for them`));
