@@ -196,6 +196,12 @@ def test_the_protocol_reference_lists_every_command_event_and_result() -> None:
     for added in ("rematch", "chat", "mute", "deals_committed", "rematch_accepted",
                   "next_commitment", "contribution"):
         assert f"`{added}`" in revisions.split("\n| 1.3 |")[1].split("\n")[0], added
+    # 1.5 (issue 33): what counts as malformed, spectated tables, honest bots
+    row = revisions.split("\n| 1.5 |")[1].split("\n")[0]
+    for added in ("list_tables.watching", "hello.bot", "SeatInfo.bot", "bots"):
+        assert f"`{added}`" in row, added
+    assert "(#malformed-frames)" in row
+    assert doc.startswith("# Aluette Online wire protocol, version 1 (revision 1.5)")
 
 
 #: A sentence of the documents that tells what SIGTERM does, up to its full stop.
