@@ -4,7 +4,7 @@
     python conformance/run.py -k 11_game -k 06      # some transcripts
     python conformance/run.py --redis-url redis://127.0.0.1:6379/0
 
-It needs Python 3.10+, ``websockets`` and ``msgpack``, nothing of the project's code, so
+It needs Python 3.11+, ``websockets`` and ``msgpack``, nothing of the project's code, so
 that it reads as a specification: port it to your language and your client's codec and
 transport pass the same cases as the project's clients (conformance/README.md says how).
 
