@@ -78,7 +78,8 @@ class Connection:
                  on_event: EventCallback | None = None,
                  on_status: StatusCallback | None = None,
                  reply_timeout: float = 30.0,
-                 sessions: SessionFile | None = None) -> None:
+                 sessions: SessionFile | None = None,
+                 bot: bool = False) -> None:
         self.url = url
         self.name = protocol.clean_text(name)[: protocol.MAX_NAME_LEN] or "player"
         self.on_event = on_event or (lambda *a: None)
@@ -88,7 +89,7 @@ class Connection:
         # With a session file, the session (token and command ids) survives a restart.
         self.sessions = sessions
         token, first_id = (None, 1) if sessions is None else sessions.load(url, self.name)
-        self.session = ClientSession(self.name, token=token, first_id=first_id)
+        self.session = ClientSession(self.name, token=token, first_id=first_id, bot=bot)
         self.restored = token is not None
         self._id_limit = first_id
         self._futures: dict[int, asyncio.Future[Any]] = {}

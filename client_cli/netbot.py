@@ -47,7 +47,10 @@ class NetBot:
         self.rng = random.Random(seed)
         self.changed = asyncio.Event()
         self.seated = asyncio.Event()    # set once the bot has its seat (self.table is known)
-        self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status)
+        # Honest about being a program (hello {bot: true}, protocol 1.5): its seat is shown
+        # as a bot to everyone, like the server's own.
+        self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status,
+                               bot=True)
         self._acted: tuple[Any, ...] | None = None
 
     def _say(self, item: Any) -> None:

@@ -334,6 +334,8 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
                 seat_line.append(f"bot {s.level or ''}".strip(), style="magenta")
             else:
                 seat_line.append_text(safe(s.name or "?", 32))
+                if s.bot:        # a client that says it is a program (1.5)
+                    seat_line.append(" [bot]", style="magenta")
         lines.append(seat_line)
     if hidden:
         finished = sum(1 for t in tables if t not in shown and t.status not in LIVE)
@@ -366,6 +368,8 @@ def seats_lines(model: TableModel) -> Text:
             out.append_text(safe(s.level or "?", 10))
         else:
             out.append_text(safe(s.name or "?", 32))
+            if s.bot:            # a client that says it is a program (1.5)
+                out.append(" [bot]", style="magenta")
             if i == model.seat:
                 out.append(" (you)", style="bold")
             if not s.connected:
@@ -445,9 +449,9 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if seat == v.to_act:
                 name.append("  " + _to_act_mark(v), style="bold yellow")
             info_seat = seats_info[seat] if seat < len(seats_info) else SeatInfo()
-            if info_seat.kind == "bot":
+            if info_seat.kind == "bot" or info_seat.bot:
                 name.append(" [bot]", style="magenta")
-            elif info_seat.kind == "human" and not info_seat.connected:
+            if info_seat.kind == "human" and not info_seat.connected:
                 name.append(" (a bot plays for them)" if info_seat.level
                             else " (disconnected)", style="dim")
             team = (("yours" if team_of(seat) == team_of(model.seat) else "theirs")

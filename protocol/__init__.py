@@ -87,6 +87,7 @@ from .limits import (
     MAX_TABLE_ID_LEN,
     MAX_TOKEN_LEN,
     MAX_VERSIONS,
+    MAX_WATCHING,
     PING_INTERVAL_S,
     RATE_BURST,
     RATE_HARD_MULTIPLIER,
@@ -143,6 +144,7 @@ from .results import (
     SpectateResult,
     TableResult,
     TablesPage,
+    WatchRef,
     decode_result,
 )
 from .text import clean_text
@@ -174,6 +176,7 @@ __all__ = [
     "MAX_TABLE_ID_LEN",
     "MAX_TOKEN_LEN",
     "MAX_VERSIONS",
+    "MAX_WATCHING",
     "PING_INTERVAL_S",
     "PROTOCOL_VERSION",
     "RATE_BURST",
@@ -271,6 +274,7 @@ __all__ = [
     "Turn",
     "TurnTimedOut",
     "UnknownEvent",
+    "WatchRef",
     "Welcome",
     "clean_text",
     "decode_client",

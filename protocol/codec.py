@@ -120,9 +120,12 @@ def _classify(frame: bytes, types: Mapping[str, type[msgspec.Struct]]) -> Protoc
         )
     cid = _recover_id(raw)
     kind = raw.get("type")
+    # A map with a string type and a valid id is a message, refused for what it says; the
+    # malformed-frame limit counts only what is not (docs/PROTOCOL.md, "Limits").
+    well_formed = isinstance(kind, str) and cid is not None
     if not isinstance(kind, str) or kind not in types:
         what = "missing `type`" if kind is None else f"unknown type {str(kind)[:40]!r}"
-        return ProtocolError(ErrorCode.UNKNOWN_TYPE, what, id=cid)
+        return ProtocolError(ErrorCode.UNKNOWN_TYPE, what, id=cid, well_formed=well_formed)
     try:
         msgspec.convert(raw, types[kind])
     except msgspec.ValidationError as exc:
@@ -137,10 +140,13 @@ def _classify(frame: bytes, types: Mapping[str, type[msgspec.Struct]]) -> Protoc
         if _CARD_HINT in message:
             where = match.group(1) if match else "$"
             message = f"not one of the 48 card codes of R2 (e.g. 3o, Rb) - at `{where}`"
-            return ProtocolError(ErrorCode.UNKNOWN_CARD, message, id=cid, details=details)
-        return ProtocolError(ErrorCode.INVALID_FIELD, message, id=cid, details=details)
+            return ProtocolError(ErrorCode.UNKNOWN_CARD, message, id=cid, details=details,
+                                 well_formed=well_formed)
+        return ProtocolError(ErrorCode.INVALID_FIELD, message, id=cid, details=details,
+                             well_formed=well_formed)
     except Exception as exc:
-        return ProtocolError(ErrorCode.INVALID_FIELD, f"invalid frame: {exc}", id=cid)
+        return ProtocolError(ErrorCode.INVALID_FIELD, f"invalid frame: {exc}", id=cid,
+                             well_formed=well_formed)
     # The untyped path accepted what the typed path refused (should not happen).
     return ProtocolError(ErrorCode.BAD_FRAME, "frame could not be decoded", id=cid)
 

@@ -111,6 +111,12 @@ class ProtocolError(AluetteError):
     The only exception :func:`protocol.decode_client` raises. ``id`` is the command id when
     it could be recovered from the frame, so the server can echo it in its ``error`` reply
     and the client can match the failure to the command it sent.
+
+    ``well_formed`` is True when the frame was a message (a msgpack map with a string
+    ``type`` and a valid ``id``) refused for what it says, not for its form: an
+    ``unknown_type`` (perhaps a command of a newer minor version), ``invalid_field`` or
+    ``unknown_card``. Such a refusal is matched to its command by its id and does not count
+    towards the malformed-frame limit (docs/PROTOCOL.md, "Limits"); every other one does.
     """
 
     def __init__(
@@ -120,8 +126,10 @@ class ProtocolError(AluetteError):
         *,
         id: int | None = None,
         details: dict[str, Any] | None = None,
+        well_formed: bool = False,
     ) -> None:
         super().__init__(message, code=code, id=id, details=details)
+        self.well_formed = well_formed
 
 
 class CommandError(AluetteError):

@@ -27,10 +27,14 @@ MAX_CODE_LEN = 16
 MAX_VERSIONS = 16
 #: Most tables in one ``list_tables`` page (and the default page size).
 MAX_PAGE_TABLES = 50
-#: Malformed frames a connection may send within ``BAD_FRAME_WINDOW_S`` before it is
-#: closed with 4000 (each one is still answered with its error).
+#: Malformed frames (frames that are not messages: no map, no string ``type`` or no valid
+#: ``id``; see ProtocolError.well_formed) a connection may send within
+#: ``BAD_FRAME_WINDOW_S`` before it is closed with 4000 (each is still answered).
 MAX_BAD_FRAMES = 10
 BAD_FRAME_WINDOW_S = 60
+#: Tables a player watches without a seat that ``list_tables`` names (``watching``, added
+#: in 1.5): the most recent ones.
+MAX_WATCHING = 20
 #: Human-readable ``message`` of an error.
 MAX_MESSAGE_LEN = 512
 

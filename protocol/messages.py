@@ -58,12 +58,15 @@ class Hello(Command, tag="hello", kw_only=True):
 
     ``token`` is the session token of an earlier ``welcome``: with it the server restores
     that session (same player id, same seats) instead of creating a new one.
-    ``name`` arrives already cleaned (:func:`protocol.clean_text`).
+    ``name`` arrives already cleaned (:func:`protocol.clean_text`). ``bot`` (added in 1.5)
+    says the client is a program: the seats it takes are shown as bots to everyone
+    (``SeatInfo.bot``, the record's ``bots``), so nobody mistakes it for a person.
     """
 
     versions: Annotated[list[Version], Meta(min_length=1, max_length=limits.MAX_VERSIONS)]
     name: Name
     token: Token | None = None
+    bot: bool = False
 
     def __post_init__(self) -> None:
         self.name = _clean_name(self.name, "name")

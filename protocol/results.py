@@ -78,13 +78,24 @@ class SeatRef(msgspec.Struct, kw_only=True):
     status: TableStatus | None = None
 
 
+class WatchRef(msgspec.Struct, kw_only=True):
+    """A table you watch without a seat: what to resume as a spectator after a restart,
+    and its status (added in 1.5)."""
+
+    table: TableId
+    status: TableStatus | None = None
+
+
 class TablesPage(Result):
-    """``list_tables``: one page of the lobby, your seats, and the cursor of the next page
+    """``list_tables``: one page of the lobby, your seats, the tables you watch (added in
+    1.5; the latest ``MAX_WATCHING``, most recent first), and the cursor of the next page
     (nil on the last one)."""
 
     tables: Annotated[list[TableInfo], Meta(max_length=limits.MAX_PAGE_TABLES)]
     seats: list[SeatRef]
     next: str | None = None
+    watching: Annotated[list[WatchRef], Meta(max_length=limits.MAX_WATCHING)] = \
+        msgspec.field(default_factory=list)
 
 
 class RecordResult(Result):
@@ -185,5 +196,6 @@ __all__ = [
     "SpectateResult",
     "TableResult",
     "TablesPage",
+    "WatchRef",
     "decode_result",
 ]

@@ -226,9 +226,20 @@ class ServerSession:
         return [CommandReceived(cmd)]
 
     def _malformed(self, problem: ProtocolError, now: float) -> list[ServerOutput]:
+        """Answer a frame that is not a valid command; count it if it is not a message.
+
+        Only frames that cannot be matched to a command count towards the limit (text,
+        oversize, not msgpack, not a map, no string ``type``, no valid ``id``): they say the
+        peer does not speak the protocol at all. A well-formed message refused for a field
+        or an unknown type is answered under its id, like a rule refusal, and never closes
+        the connection: a client of a newer minor version probing an older server gets
+        ``unknown_type`` for its new commands, and floods of them are the rate limit's job.
+        """
         out: list[ServerOutput] = [Send(encode(error_reply(problem)))]
         if self.state is ServerState.AWAITING_HELLO:
             out.append(self._close(CloseCode.PROTOCOL_ERROR, "expected hello"))
+            return out
+        if problem.well_formed:
             return out
         self._bad.append(now)
         if len(self._bad) == self._bad.maxlen and now - self._bad[0] <= self._bad_window:
@@ -500,10 +511,13 @@ class ClientSession:
         token: str | None = None,
         first_id: int = 1,
         versions: tuple[int, ...] = SUPPORTED_VERSIONS,
+        bot: bool = False,
     ) -> None:
         self.name = name
         self.token = token
         self.versions = versions
+        #: This client is a program and says so in every hello (1.5): its seats show it.
+        self.bot = bot
         self.state = ClientState.DISCONNECTED
         self.player_id: str | None = None
         self.version: int | None = None
@@ -521,7 +535,8 @@ class ClientSession:
         cid = self._new_id()
         self._hello_id = cid
         self.state = ClientState.HELLO_SENT
-        hello = Hello(id=cid, versions=list(self.versions), name=self.name, token=self.token)
+        hello = Hello(id=cid, versions=list(self.versions), name=self.name, token=self.token,
+                      bot=self.bot)
         return [Send(encode(hello))]
 
     def connection_lost(self, close_code: int | None = None) -> list[ClientOutput]:

@@ -63,7 +63,12 @@ class TableOptions(msgspec.Struct, kw_only=True):
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):
-    """Who sits in one seat, as the lobby shows it."""
+    """Who sits in one seat, as the lobby shows it.
+
+    ``bot`` (added in 1.5) is True when a program plays the seat: the server's own bot
+    (``kind: bot``), or a client that said ``hello {bot: true}`` (``kind: human``: it
+    connects, drops and resumes like a person, but it is not one).
+    """
 
     kind: SeatKind = "empty"
     name: Name | None = None
@@ -74,6 +79,8 @@ class SeatInfo(msgspec.Struct, kw_only=True):
     grace_until: float | None = None
     #: Seats that voted (``let_bot_play``) to let a bot play this seat now (1.5).
     bot_votes: Annotated[list[Seat], Meta(max_length=4)] = msgspec.field(default_factory=list)
+    #: A bot: the server's own, or a program that said so in its ``hello`` (1.5).
+    bot: bool = False
 
 
 class TableInfo(msgspec.Struct, kw_only=True):

@@ -93,6 +93,8 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
             await _carry_out(hub, client, refusal)
         return
     client.name = name
+    client.bot = out.hello.bot
+    client.bot = out.hello.bot
     client.send(session.accept_hello(out.hello, session=token, player_id=player, name=name))
 
 
@@ -154,10 +156,12 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         case _:
             raise CommandError(ErrorCode.UNKNOWN_TYPE,
                                f"{type(cmd).__name__} is not a command this server takes")
-    if client in table.viewers:
+    watching = client in table.viewers
+    if watching:
         client.tables.add(table.id)
     else:
         client.tables.discard(table.id)
+    await lobby.watching.after(client.player, cmd, table, watching)
 
 
 async def disconnected(hub: Hub, client: Client) -> None:

@@ -26,6 +26,10 @@ class Viewer(Protocol):
     def name(self) -> str: ...
 
     @property
+    def bot(self) -> bool:
+        """The client said it is a program (``hello {bot: true}``, 1.5)."""
+
+    @property
     def open(self) -> bool: ...
 
     def reply(self, cid: int, result: Result) -> None:

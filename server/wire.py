@@ -148,6 +148,8 @@ class Client:
         self.player_id: str | None = None
         self.token: str | None = None
         self.name = ""
+        #: The client said it is a program (``hello {bot: true}``): its seats show it.
+        self.bot = False
         self.retiring = False
         self.tables: set[str] = set()
         self.dropped = False

@@ -196,3 +196,35 @@ def test_the_protocol_reference_lists_every_command_event_and_result() -> None:
     for added in ("rematch", "chat", "mute", "deals_committed", "rematch_accepted",
                   "next_commitment", "contribution"):
         assert f"`{added}`" in revisions.split("\n| 1.3 |")[1].split("\n")[0], added
+    # 1.5 (issue 33): what counts as malformed, spectated tables, honest bots
+    row = revisions.split("\n| 1.5 |")[1].split("\n")[0]
+    for added in ("list_tables.watching", "hello.bot", "SeatInfo.bot", "bots"):
+        assert f"`{added}`" in row, added
+    assert "(#malformed-frames)" in row
+    assert doc.startswith("# Aluette Online wire protocol, version 1 (revision 1.5)")
+
+
+#: A sentence of the documents that tells what SIGTERM does, up to its full stop.
+SIGTERM_SENTENCE = re.compile(r"SIGTERM[^.]*?\.(?:\s|$)", re.S)
+
+
+def test_every_document_gives_sigterm_the_close_code_the_server_sends() -> None:
+    """Issue 33, finding 1: README.md said 1012 where the server sends 1001.
+
+    ``server/app.py`` closes every client with ``CloseCode.GOING_AWAY`` when it stops;
+    tests/durability/test_restart.py proves that code on the wire after a real SIGTERM.
+    Any four-digit close code a document names next to SIGTERM must be that one (1012 is
+    only ever named as reserved, in PROTOCOL.md's table, where it says so).
+    """
+    sent = int(protocol.CloseCode.GOING_AWAY)
+    named: list[tuple[str, int]] = []
+    for path in repo_files():
+        if path.suffix != ".md":
+            continue
+        text = " ".join(text_of(path).split())
+        for sentence in SIGTERM_SENTENCE.findall(text):
+            for code in re.findall(r"\b(1\d{3}|4\d{3})\b", sentence):
+                named.append((f"{path.relative_to(REPO)}: {sentence.strip()}", int(code)))
+    assert named, "some document says how SIGTERM closes clients"
+    wrong = [where for where, code in named if code != sent]
+    assert not wrong, "\n".join(wrong)

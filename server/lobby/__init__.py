@@ -8,6 +8,7 @@ in a room of its own:
 - :mod:`.listing`: every process's tables as ``list_tables`` pages them;
 - :mod:`.openings`: the server-wide, per-player and per-address table limits;
 - :mod:`.records`: finished matches' records;
+- :mod:`.watched`: the tables each player watches without a seat;
 - here: creating a table, and the sweep that closes tables that are done or deserted.
 """
 
@@ -38,6 +39,7 @@ from .listing import Listing
 from .openings import Openings
 from .records import read_record
 from .registry import Registry
+from .watched import Watching
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +59,9 @@ class Lobby:
         self.cluster = cluster
         self.clock = clock
         self.registry = Registry(store, settings, supervisor, bots, cluster, clock)
-        self.listing = Listing(store, self.registry)
+        #: The tables each player watches without a seat (``list_tables``'s ``watching``).
+        self.watching = Watching(store, settings.session_ttl_s)
+        self.listing = Listing(store, self.registry, self.watching)
         self.openings = Openings(settings, self.listing, self.registry)
 
     # ------------------------------------------------------------------ the registry's
@@ -139,7 +143,7 @@ class Lobby:
                          ) -> tuple[TableState, int]:
         s = self.settings
         state = mutations.new_table(tid, viewer.player, viewer.name, cmd, self.clock(),
-                                    s.max_bot_budget)
+                                    s.max_bot_budget, bot=viewer.bot)
         work = Work(state, None, now=self.clock())
         work.table_changed()
         events = number_events(state, work.events, work.watchers)

@@ -18,12 +18,13 @@ import msgspec
 
 import protocol
 from protocol import CommandError, ErrorCode, ServiceError
-from protocol.results import SeatRef, TablesPage
+from protocol.results import SeatRef, TablesPage, WatchRef
 from server.store import StorageUnavailable, Store
 
 from ..table import Table
 from ..table.state import LobbyEntry, decode_lobby_entry, lobby_entry
 from .registry import Registry
+from .watched import Watching
 
 #: How long a process reuses the lobby it read from the store, in seconds.
 LOBBY_CACHE_S = 2.0
@@ -37,9 +38,11 @@ SortKey = tuple[int, float, str]
 
 
 class Listing:
-    def __init__(self, store: Store, registry: Registry) -> None:
+    def __init__(self, store: Store, registry: Registry,
+                 watching: Watching | None = None) -> None:
         self.store = store
         self.registry = registry
+        self.watching = watching
         self._entries: dict[str, LobbyEntry] = {}
         self._entries_at = -1.0
         self._reading: asyncio.Future[None] | None = None
@@ -122,7 +125,8 @@ class Listing:
         """One page of the lobby, over every process: public tables and the private ones
         you sit at, tables with free seats first, then matches in play, then finished
         ones, which only those who sit there see (1.5: a finished match is no longer open
-        to anyone else, issue 31 item 11); and the seats ``player`` holds, to resume."""
+        to anyone else, issue 31 item 11); and on every page the seats ``player`` holds
+        and the tables it watches without a seat (1.5), to resume."""
         size = min(limit or protocol.MAX_PAGE_TABLES, protocol.MAX_PAGE_TABLES)
         try:
             entries = await self.entries()
@@ -149,9 +153,20 @@ class Listing:
                 seat = table.state.seat_of(player) if table is not None else None
                 if seat is not None:
                     seats.append(SeatRef(table=tid, seat=seat, status=e.status))
+        watching: list[WatchRef] = []
+        if self.watching is not None:
+            try:
+                watched = await self.watching.tables(player)
+            except StorageUnavailable:
+                raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                                   "storage is unavailable") from None
+            seated = {s.table for s in seats}
+            watching = [WatchRef(table=tid, status=entries[tid].status) for tid in watched
+                        if tid in entries and tid not in seated]
         infos = [info for tid, e in chunk if (info := self._info(tid, e)) is not None]
         return TablesPage(tables=infos, seats=seats,
-                          next=_encode_cursor(key(chunk[-1])) if more and chunk else None)
+                          next=_encode_cursor(key(chunk[-1])) if more and chunk else None,
+                          watching=watching)
 
     def _info(self, table_id: str, entry: LobbyEntry) -> protocol.TableInfo | None:
         table = self.registry.get(table_id)

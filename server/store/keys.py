@@ -21,6 +21,9 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
 ``p:procs``                        zset    server processes, scored by last heartbeat
 ``p:{pl:<pid>}:session``           hash    name, current token digest, the presented
                                            one for a short grace; expires when idle
+``p:{pl:<pid>}:watching``          zset    tables the player watches without a seat,
+                                           scored by when; the latest few, expires with
+                                           the session (``list_tables``'s ``watching``)
 ``p:tables``                       set     ids of live tables
 ``p:records``                      zset    record ids, score = expiry (unix s) or +inf
 =================================  ======  =============================================
@@ -113,6 +116,9 @@ class Keys:
 
     def session(self, player_id: str) -> str:
         return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:session"
+
+    def watching(self, player_id: str) -> str:
+        return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:watching"
 
 
 def hash_token(token: str) -> str:

@@ -30,7 +30,7 @@ from server.store import scripts
 from server.store.bus import CLOSED, TableCommit
 from server.store.client import unavailable_on_error
 from server.store.errors import StorageUnavailable, VersionConflict
-from server.store.keys import Keys, check_token_hash
+from server.store.keys import Keys, check_id, check_token_hash
 
 T = TypeVar("T")
 #: What a call that got no answer from the store raises: a timeout (ours or the socket's),
@@ -541,6 +541,39 @@ class Store:
         return None if raw is None else _text(raw)
 
     async def touch_session(self, player_id: str, ttl_s: int) -> None:
-        """A long-lived connection keeps its session from expiring."""
+        """A long-lived connection keeps its session (and the tables it watches, which
+        belong to it) from expiring."""
         with unavailable_on_error(f"touch session {player_id}"):
-            await self.redis.expire(self.keys.session(player_id), int(ttl_s))
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.expire(self.keys.session(player_id), int(ttl_s))
+                pipe.expire(self.keys.watching(player_id), int(ttl_s))
+                await pipe.execute()
+
+    # -- tables a player watches ----------------------------------------------------
+
+    async def note_watching(self, player_id: str, table_id: str, *, now: float, kept: int,
+                            ttl_s: int) -> None:
+        """``player_id`` watches ``table_id`` without a seat: remember it (the latest
+        ``kept`` tables only), for as long as the session lives."""
+        check_id("table", table_id)
+        key = self.keys.watching(player_id)
+        with unavailable_on_error(f"note watching {player_id}"):
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.zadd(key, {table_id: now})
+                pipe.zremrangebyrank(key, 0, -int(kept) - 1)
+                pipe.expire(key, int(ttl_s))
+                await pipe.execute()
+
+    async def forget_watching(self, player_id: str, table_id: str) -> None:
+        """``player_id`` stopped watching ``table_id``."""
+        check_id("table", table_id)
+        with unavailable_on_error(f"forget watching {player_id}"):
+            await self.redis.zrem(self.keys.watching(player_id), table_id)
+
+    async def watching(self, player_id: str) -> list[str]:
+        """The tables ``player_id`` watches, the most recently noted first."""
+        raw = await self._proven(
+            f"read watching {player_id}",
+            lambda: self.redis.zrevrange(self.keys.watching(player_id), 0, -1))
+        # Without scores, ZREVRANGE answers members only.
+        return [_text(m) for m in raw if isinstance(m, bytes | str)]

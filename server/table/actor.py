@@ -186,7 +186,7 @@ class Table:
                 return
         player = viewer.player
         plan = plan_for(cmd, player, viewer.name,
-                        lambda: self.chat_limits.allow(player, self.now()))
+                        lambda: self.chat_limits.allow(player, self.now()), bot=viewer.bot)
         async with self.lock:
             prior = await self.replies.prior(player, cmd.id)
             if prior is not None:

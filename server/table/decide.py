@@ -49,15 +49,16 @@ DueKind = Literal["signals", "bot", "timer", "grace", "rematch"]
 
 
 def plan_for(cmd: protocol.Command, player: str, name: str,
-             chat_allowed: Callable[[], bool]) -> Plan:
-    """The work a table command means for ``player`` (whose display name is ``name``).
+             chat_allowed: Callable[[], bool], *, bot: bool = False) -> Plan:
+    """The work a table command means for ``player`` (whose display name is ``name``;
+    ``bot``: its client said it is a program).
 
     ``chat_allowed`` is asked once, now, for a ``chat`` (its own rate limit: a refused
     message is answered ``rate_limited`` and stores nothing)."""
     match cmd:
         case protocol.Join(seat=seat, code=code, contribution=contribution):
             return Plan(partial(mutations.join, player=player, name=name, seat=seat, code=code,
-                                contribution=contribution), "subscribe")
+                                contribution=contribution, bot=bot), "subscribe")
         case protocol.Leave():
             return Plan(partial(mutations.leave, player=player), "unsubscribe")
         case protocol.AddBot(seat=bot_seat, level=level):

@@ -107,6 +107,7 @@ class Work:
         assert self.match is not None
         record = export_record(self.match, [s.name or f"Seat {i}"
                                             for i, s in enumerate(self.state.seats)])
+        record["bots"] = [s.kind == "bot" or s.bot for s in self.state.seats]   # 1.5
         seed = self.state.match_seed
         if self.match.over and seed is not None:
             record["match"] = self.state.matches_started()
@@ -115,7 +116,7 @@ class Work:
 
 
 def new_table(table_id: str, player: str, player_name: str, cmd: protocol.CreateTable,
-              now: float, max_bot_budget: float) -> TableState:
+              now: float, max_bot_budget: float, *, bot: bool = False) -> TableState:
     """A new table with its creator in seat 0; its seed (the bots' randomness) is secret,
     and so is the secret behind its first match's commitment (R8a), public from now on.
 
@@ -142,7 +143,8 @@ def new_table(table_id: str, player: str, player_name: str, cmd: protocol.Create
         state.engine_options()
     except ValueError as exc:
         raise CommandError(ErrorCode.INVALID_FIELD, str(exc)) from None
-    state.seats[0] = SeatState(kind="human", name=player_name, player=player, connected=True)
+    state.seats[0] = SeatState(kind="human", name=player_name, player=player, connected=True,
+                               bot=bot)
     return state
 
 
@@ -177,10 +179,11 @@ def contribute(work: Work, player: str, contribution: str | None) -> None:
 
 
 def join(work: Work, player: str, name: str, seat: int | None, code: str | None,
-         contribution: str | None = None) -> SeatResult:
+         contribution: str | None = None, *, bot: bool = False) -> SeatResult:
     """Take a seat at a waiting table, or at a finished one (to play its rematch); a player
     already seated gets their seat back, and may send a contribution this way (R8a), or
-    show the name they have taken since (protocol 1.5)."""
+    show the name they have taken since (protocol 1.5). ``bot``: the player's client said
+    it is a program (1.5); the seat shows it."""
     state = work.state
     mine = state.seat_of(player)
     if mine is not None:
@@ -208,7 +211,8 @@ def join(work: Work, player: str, name: str, seat: int | None, code: str | None,
     elif seat not in empty and seat not in bots:
         raise CommandError(ErrorCode.SEAT_TAKEN, f"seat {seat} is taken",
                            details={"seat": seat})
-    state.seats[seat] = SeatState(kind="human", name=name, player=player, connected=True)
+    state.seats[seat] = SeatState(kind="human", name=name, player=player, connected=True,
+                                  bot=bot)
     if state.status == "playing" and player not in state.members:
         state.members.append(player)
     contribute(work, player, contribution)

@@ -51,6 +51,9 @@ class SeatState(msgspec.Struct, kw_only=True):
     #: Players who voted to let a bot play this seat before its grace period ends (1.5);
     #: cleared when its player comes back or the bot takes it.
     bot_votes: list[str] = msgspec.field(default_factory=list)
+    #: Humans: the player's client said it is a program (``hello {bot: true}``, 1.5); the
+    #: seat is shown as a bot to everyone.
+    bot: bool = False
 
 
 class SeedMaterial(msgspec.Struct, kw_only=True):
@@ -190,7 +193,8 @@ class TableState(msgspec.Struct, kw_only=True):
                          connected=s.kind == "bot" or (s.kind == "human" and s.connected),
                          grace_until=self.grace_until(i),
                          bot_votes=[v for v in range(4) if self.seats[v].kind == "human"
-                                    and self.seats[v].player in s.bot_votes])
+                                    and self.seats[v].player in s.bot_votes],
+                         bot=s.kind == "bot" or (s.kind == "human" and s.bot))
                 for i, s in enumerate(self.seats)
             ],
             status=self.status,

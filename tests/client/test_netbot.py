@@ -64,6 +64,8 @@ async def test_four_network_bots_play_a_match(inproc: Running, level: str) -> No
     # Every bot's model ends where the server's match ended (R14).
     assert {tuple(v.points) for v in views if v} == {tuple(table.match.points)}
     assert all(s.kind == "human" for s in table.state.seats)   # nobody was replaced
+    # ... and every seat says a program plays it (hello {bot: true}, protocol 1.5)
+    assert [s.bot for s in table.info().seats] == [True] * 4
     record = export_record(table.match, ["B0", "B1", "B2", "B3"])
     summary = verify_record(record)
     assert summary["points"] == list(table.match.points)

@@ -268,3 +268,13 @@ def test_every_signal_has_its_meaning_in_the_cards_own_words() -> None:
     for signal, card in SIGNAL_CARD.items():
         assert render.SIGNAL_MEANINGS[signal] == f"I hold {card_name(card)} ({card})"
     assert render.SIGNAL_MEANINGS["borgne"] == "I hold Le Borgne (2o)"
+
+
+def test_a_client_that_says_it_is_a_program_is_shown_as_a_bot() -> None:
+    """Protocol 1.5 (issue 33): a seat whose client said ``hello {bot: true}`` is a bot to
+    everyone, in the lobby, before the match and during it, like the server's own."""
+    robo = info(status="waiting", s1={"name": "Robo", "bot": True})
+    lobby = text(render.tables_table([robo], []))
+    assert "Robo [bot]" in lobby and "Ana [bot]" not in lobby
+    before = text(render.seats_lines(TableModel("t1", seat=0, info=robo)))
+    assert "Robo [bot]" in before and "Ana [bot]" not in before

@@ -1,13 +1,14 @@
 """Recorded transcripts: frames in, the exact frames out (issue 10, Build item 7).
 
 Each file in ``transcripts/`` is one conversation with a real server on 127.0.0.1, written
-from docs/PROTOCOL.md alone. A step sends a frame for a client (``send``), or says what the
-very next frame that client receives must be (``recv``), exactly: every field, no more,
-no less. In an expected frame ``"*"`` stands for any value (a hand, a table's details) and
-``"$name"`` for a value that is captured the first time and must be the same every other
-time (a token, a table id). ``silent`` proves a client received nothing else: it pings and
-the pong must be the very next frame. ``closed`` is the close code the server sends;
-``disconnect`` closes a client's connection.
+from docs/PROTOCOL.md alone; conformance/README.md documents the format for client authors
+and conformance/run.py replays them (this test runs the same replay). A step sends a frame
+for a client (``send``), or says what the very next frame that client receives must be
+(``recv``), exactly: every field, no more, no less. In an expected frame ``"*"`` stands for
+any value (a hand, a table's details) and ``"$name"`` for a value that is captured the
+first time and must be the same every other time (a token, a table id). ``silent`` proves
+a client received nothing else: it pings and the pong must be the very next frame.
+``closed`` is the close code the server sends; ``disconnect`` closes a client's connection.
 
 ``test_every_documented_code_is_covered`` ties the transcripts to the document: every
 error code and close code of docs/PROTOCOL.md is in a transcript, or in the named test
@@ -16,18 +17,15 @@ that produces it (the ones a transcript cannot: an outage, a shutdown, a slow re
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import pytest
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
 
+from conformance.run import replay
 from protocol import CloseCode, ErrorCode
 from server.app import running
 from tests.server.conftest import server_settings
@@ -37,122 +35,12 @@ TRANSCRIPTS = sorted((HERE / "transcripts").glob("*.json"))
 ROOT = HERE.parents[1]
 
 
-class Mismatch(AssertionError):
-    pass
-
-
-REF = re.compile(r"\$[A-Za-z]\w*(\.\d+)?\Z")
-
-
-def lookup(ref: str, names: dict[str, Any]) -> Any:
-    """``$name`` or ``$name.N`` (the N-th item of a captured list)."""
-    name, _, index = ref.partition(".")
-    value = names[name]
-    return value[int(index)] if index else value
-
-
-def match(expected: Any, actual: Any, names: dict[str, Any], path: str = "$") -> None:
-    """``actual`` is exactly ``expected``, with ``*`` wildcards and ``$name`` captures."""
-    if expected == "*":
-        return
-    if isinstance(expected, str) and REF.match(expected) and "." in expected:
-        if lookup(expected, names) != actual:
-            raise Mismatch(f"{path}: {actual!r} != {expected} ({lookup(expected, names)!r})")
-        return
-    if isinstance(expected, str) and REF.match(expected):
-        if expected in names:
-            if names[expected] != actual:
-                raise Mismatch(f"{path}: {expected} was {names[expected]!r}, now {actual!r}")
-        else:
-            names[expected] = actual
-        return
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict) or set(expected) != set(actual):
-            got = sorted(actual) if isinstance(actual, dict) else actual
-            raise Mismatch(f"{path}: keys {got!r} != {sorted(expected)}")
-        for key, value in expected.items():
-            match(value, actual[key], names, f"{path}.{key}")
-        return
-    if isinstance(expected, list):
-        if not isinstance(actual, list) or len(actual) != len(expected):
-            raise Mismatch(f"{path}: {actual!r} != {expected!r}")
-        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            match(e, a, names, f"{path}[{i}]")
-        return
-    if expected != actual or type(expected) is not type(actual):
-        raise Mismatch(f"{path}: {actual!r} != {expected!r}")
-
-
-def substitute(value: Any, names: dict[str, Any]) -> Any:
-    """A frame to send, with ``$name`` (or ``$name.N``) replaced by what was captured."""
-    if isinstance(value, str) and REF.match(value) and value.partition(".")[0] in names:
-        return lookup(value, names)
-    if isinstance(value, dict):
-        return {k: substitute(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [substitute(v, names) for v in value]
-    return value
-
-
-class Peer:
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self.ping_id = 10**9
-
-    async def recv(self) -> dict[str, Any]:
-        frame = await asyncio.wait_for(self.ws.recv(), 10)
-        assert isinstance(frame, bytes), "the server sends binary frames only"
-        decoded = msgpack.unpackb(frame)
-        assert isinstance(decoded, dict)
-        return decoded
-
-
 async def play(transcript: dict[str, Any], redis_url: str, key_prefix: str) -> None:
+    """The conformance kit's own replay (conformance/run.py), against an in-process server
+    under the transcript's settings: the suite and the kit run the same code."""
     settings = replace(server_settings(redis_url, key_prefix), **transcript.get("settings", {}))
-    names: dict[str, Any] = {}
     async with running(settings) as srv:
-        url = f"ws://127.0.0.1:{srv.port}"
-        peers: dict[str, Peer] = {}
-        for i, step in enumerate(transcript["steps"]):
-            who = step["as"]
-            where = f"{transcript['name']} step {i} ({who})"
-            try:
-                if step.get("connect"):
-                    peers[who] = Peer(await connect(url, compression=None, max_size=2**20))
-                elif "send" in step:
-                    frame = substitute(step["send"], names)
-                    await peers[who].ws.send(msgpack.packb(frame))
-                elif "send_hex" in step:
-                    await peers[who].ws.send(bytes.fromhex(step["send_hex"]))
-                elif "send_text" in step:
-                    await peers[who].ws.send(step["send_text"])
-                elif "send_padded" in step:
-                    frame = dict(substitute(step["send_padded"]["frame"], names))
-                    frame["pad"] = "x" * step["send_padded"]["bytes"]
-                    await peers[who].ws.send(msgpack.packb(frame))
-                elif "recv" in step:
-                    match(step["recv"], await peers[who].recv(), names)
-                elif "silent" in step:
-                    peer = peers[who]
-                    peer.ping_id += 1
-                    await peer.ws.send(msgpack.packb({"type": "ping", "id": peer.ping_id}))
-                    match({"type": "pong", "id": peer.ping_id}, await peer.recv(), names)
-                elif "closed" in step:
-                    with pytest.raises(ConnectionClosed):
-                        while True:
-                            extra = await peers[who].recv()
-                            raise Mismatch(f"expected the close, got {extra!r}")
-                    assert peers[who].ws.close_code == step["closed"], peers[who].ws.close_code
-                elif step.get("disconnect"):
-                    await peers[who].ws.close()   # the player's connection drops
-                elif "wait_s" in step:
-                    await asyncio.sleep(step["wait_s"])   # only to let a server timer expire
-                else:
-                    raise ValueError(f"unknown step {step!r}")
-            except Mismatch as exc:
-                raise AssertionError(f"{where}: {exc}") from None
-        for peer in peers.values():
-            await peer.ws.close()
+        await replay(transcript, f"ws://127.0.0.1:{srv.port}")
 
 
 @pytest.mark.parametrize("transcript", [json.loads(p.read_text()) for p in TRANSCRIPTS],

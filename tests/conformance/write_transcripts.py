@@ -1,4 +1,4 @@
-"""Writes transcripts/10_lobby.json, 11_game.json and 12_chat_fair.json (the long ones,
+"""Writes transcripts/10_lobby.json, 11_game.json, 12_chat_fair.json and 13_bot_client.json (the long ones,
 with their many per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`,
 then review the diff like any protocol change. The other transcripts are written by hand."""
 
@@ -35,7 +35,7 @@ def silent(*who):
 
 TC = {"type": "table_changed", "table": "*"}
 EMPTY = {"kind": "empty", "name": None, "level": None, "connected": False,
-         "grace_until": None, "bot_votes": []}
+         "grace_until": None, "bot_votes": [], "bot": False}
 
 # ---------------------------------------------------------------- lobby
 opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
@@ -45,7 +45,7 @@ full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": Fa
              "bot_level": "normal", "bot_budget": 1.0, "hints": False}
 info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
         "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True,
-                   "grace_until": None, "bot_votes": []},
+                   "grace_until": None, "bot_votes": [], "bot": False},
                   EMPTY, EMPTY, EMPTY],
         "status": "waiting", "spectators": 0, "creator": 0, "match": 0,
         "next_commitment": "$c1", "rematch": []}
@@ -56,7 +56,7 @@ s += [send("A", {"type": "create_table", "id": 2, "options": opts, "private": Fa
       ev("A", "$t", 1, {"type": "table_changed", "table": info})]
 s += hello("B", "Bo")
 s += [send("B", {"type": "list_tables", "id": 2}),
-      ok("B", 2, {"tables": [info], "seats": [], "next": None}),
+      ok("B", 2, {"tables": [info], "seats": [], "next": None, "watching": []}),
       send("B", {"type": "join", "id": 3, "table": "$t", "seat": 0}),
       err("B", 3, "seat_taken", {"seat": 0}, "seat 0 is taken"),
       send("B", {"type": "join", "id": 4, "table": "$t", "seat": 1, "contribution": "b0b0"}),
@@ -126,7 +126,11 @@ s += [ev("C", "$t", 8, DC),
       err("C", 4, "not_seated", None, "you have no seat at this table"),
       send("A", {"type": "leave", "id": 11, "table": "$t"}),
       ok("A", 11, {"table": "$t", "seat": 0}),
-      ev("B", "$t", 13, TC), ev("C", "$t", 12, TC)]
+      ev("B", "$t", 13, TC), ev("C", "$t", 12, TC),
+      # (1.5) the spectator's tables are listed for it to resume, beside its seats (none)
+      send("C", {"type": "list_tables", "id": 5}),
+      ok("C", 5, {"tables": "*", "seats": [], "next": None,
+                  "watching": [{"table": "$t", "status": "playing"}]})]
 s += silent("A", "B", "C", "D")
 (OUT / "10_lobby.json").write_text(json.dumps({
     "name": "the lobby: create, list, join, spectate, bots, start, leave, and their refusals",
@@ -358,3 +362,41 @@ d += silent("A", "C")
 (OUT / "13_seats_in_play.json").write_text(json.dumps({
     "name": "1.5: a dropped player's seat given to a bot by vote, a late friend taking a bot's seat mid-match, a turn timer running out",
     "steps": d}, indent=1) + "\n")
+
+# ---------------------------------------------------------------- a bot client (1.5)
+b_opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
+b_full = {**full_opts, "signals": "off"}
+NOBODY_AWAY = {"grace_until": None, "bot_votes": []}
+ROBO = {"kind": "human", "name": "Robo", "level": None, "connected": True, **NOBODY_AWAY,
+        "bot": True}
+SERVER_BOT = {"kind": "bot", "name": "*", "level": "random", "connected": True,
+              **NOBODY_AWAY, "bot": True}
+ANA = {"kind": "human", "name": "Ana", "level": None, "connected": True, **NOBODY_AWAY,
+       "bot": False}
+b_info = {"table": "$t", "name": "Robo's table", "options": b_full, "private": False,
+          "seats": [ROBO, EMPTY, EMPTY, EMPTY], "status": "waiting", "spectators": 0,
+          "creator": 0, "match": 0, "next_commitment": "$c", "rematch": []}
+r = [{"as": "R", "connect": True},
+     send("R", {"type": "hello", "id": 1, "versions": [1], "name": "Robo", "bot": True}),
+     {"as": "R", "recv": {"type": "welcome", "id": 1, "version": 1, "session": "*",
+                          "player_id": "*", "name": "Robo"}},
+     send("R", {"type": "create_table", "id": 2, "options": b_opts}),
+     ok("R", 2, {"table": "$t", "seat": 0, "code": None}),
+     ev("R", "$t", 1, {"type": "table_changed", "table": b_info}),
+     send("R", {"type": "add_bot", "id": 3, "table": "$t", "seat": 2, "level": "random"}),
+     ok("R", 3, {"table": "$t", "seat": 2}),
+     ev("R", "$t", 2, {"type": "table_changed",
+                       "table": {**b_info, "seats": [ROBO, EMPTY, SERVER_BOT, EMPTY]}})]
+r += hello("A", "Ana")
+both = {**b_info, "seats": [ROBO, ANA, SERVER_BOT, EMPTY]}
+r += [send("A", {"type": "join", "id": 2, "table": "$t", "seat": 1}),
+      ok("A", 2, {"table": "$t", "seat": 1}),
+      ev("A", "$t", 3, {"type": "table_changed", "table": both}),
+      ev("R", "$t", 3, {"type": "table_changed", "table": both}),
+      send("A", {"type": "list_tables", "id": 3}),
+      ok("A", 3, {"tables": [both], "seats": [{"table": "$t", "seat": 1, "status": "waiting"}],
+                  "next": None, "watching": []})]
+r += silent("R", "A")
+(OUT / "15_bot_client.json").write_text(json.dumps({
+    "name": "a client that says it is a program (hello bot: true, 1.5): its seat is shown as a bot to everyone, like the server's own",
+    "steps": r}, indent=1) + "\n")

@@ -24,8 +24,8 @@ def table_info() -> p.TableInfo:
         private=False,
         seats=[
             p.SeatInfo(kind="human", name="Ana", connected=True),
-            p.SeatInfo(kind="bot", name="Bot 1", level="normal", connected=True),
-            p.SeatInfo(kind="human", name="Cy", connected=False),
+            p.SeatInfo(kind="bot", name="Bot 1", level="normal", connected=True, bot=True),
+            p.SeatInfo(kind="human", name="Cy", connected=False, bot=True),
             p.SeatInfo(),
         ],
         status="waiting",
@@ -355,4 +355,14 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ),
         ("ev_turn_timed_out", "server",
          p.Event(table="t-7f3a", seq=89, event=p.TurnTimedOut(seat=2))),
+        (
+            # 1.5: the tables you watch, beside your seats (what to resume)
+            "ok_list_tables",
+            "server",
+            p.Ok(id=3, result=p.TablesPage(
+                tables=[], seats=[p.SeatRef(table="t-7f3a", seat=2, status="playing")],
+                next=None, watching=[p.WatchRef(table="t-9b21", status="playing")])),
+        ),
+        # 1.5: a client that is a program says so
+        ("hello_bot", "client", p.Hello(id=1, versions=[1], name="Robo", bot=True)),
     ]

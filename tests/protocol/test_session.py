@@ -131,6 +131,84 @@ def test_malformed_frames_spread_out_are_only_answered() -> None:
         assert [type(o) for o in out] == [Send]
 
 
+#: Frames that are not messages: each counts towards the malformed-frame limit
+#: (docs/PROTOCOL.md, "Limits": the 10th within 60 s closes with 4000).
+COUNTED = {
+    "not msgpack": b"\xc1",
+    "trailing bytes": frame(type="ping", id=3) + b"\x00",
+    "not a map": msgpack.packb([1, 2, 3]),
+    "a text frame": "ping",
+    "over 16 KiB": frame(type="list_tables", id=3, pad="x" * protocol.MAX_FRAME_BYTES),
+    "no type": frame(id=3),
+    "type not a string": frame(type=5, id=3),
+    "no id": frame(type="ping"),
+    "id not an int": frame(type="play", id="3", table="t", card="3o"),
+    "id a float": frame(type="ping", id=3.0),
+    "id negative": frame(type="ping", id=-1),
+    "id too large": frame(type="ping", id=protocol.MAX_COMMAND_ID + 1),
+    "unknown type, no id": frame(type="fly"),
+}
+#: Messages (a map, a string type, a valid id) refused for what they say: answered under
+#: their id, never counted (issue 33: twelve `play {card: 5}` used to close the connection).
+NOT_COUNTED = {
+    "card not a string": (frame(type="play", id=3, table="t", card=5), "invalid_field"),
+    "card unknown": (frame(type="play", id=3, table="t", card="Xx"), "unknown_card"),
+    "field missing": (frame(type="play", id=3, card="3o"), "invalid_field"),
+    "seat out of range": (frame(type="join", id=3, table="t", seat=7), "invalid_field"),
+    "n without aces": (frame(type="signal", id=3, table="t", signal="madame", n=2),
+                       "invalid_field"),
+    "unknown type": (frame(type="fly", id=3), "unknown_type"),
+    "a server message's type": (frame(type="welcome", id=3), "unknown_type"),
+}
+
+
+@pytest.mark.parametrize("bad", list(COUNTED.values()), ids=list(COUNTED))
+def test_the_tenth_frame_that_is_not_a_message_closes_4000(bad: bytes | str) -> None:
+    s = ServerSession(now=0.0, rate_per_second=1000, rate_burst=1000)
+    s.receive(HELLO, 0.0)
+    s.accept_hello(decode_hello(), session="tok", player_id="p1", name="Ana")
+    for i in range(9):
+        [err] = s.receive(bad, float(i))             # answered, and the connection stays
+        assert decoded(err)["type"] == "error"
+    err, close = s.receive(bad, 9.0)
+    assert decoded(err)["type"] == "error"
+    assert close == Close(CloseCode.PROTOCOL_ERROR, "too many malformed frames")
+
+
+@pytest.mark.parametrize("bad", list(NOT_COUNTED.values()), ids=list(NOT_COUNTED))
+def test_a_well_formed_message_refused_for_a_field_never_closes(bad: tuple[bytes, str]) -> None:
+    s = ServerSession(now=0.0, rate_per_second=1000, rate_burst=1000)
+    s.receive(HELLO, 0.0)
+    s.accept_hello(decode_hello(), session="tok", player_id="p1", name="Ana")
+    raw, code = bad
+    for i in range(50):                            # five times the limit, within a second
+        [err] = s.receive(raw, i / 100)
+        assert decoded(err)["code"] == code and decoded(err)["id"] == 3
+    # ... and they do not count towards the limit either: nine frames that do, then any
+    # number of these, and the connection is still open; the tenth that counts closes it.
+    for i in range(9):
+        assert len(s.receive(b"\xc1", 1.0 + i / 100)) == 1
+    assert len(s.receive(raw, 1.5)) == 1
+    [cmd] = s.receive(frame(type="list_tables", id=4), 1.6)
+    assert isinstance(cmd, CommandReceived)
+    _err, close = s.receive(b"\xc1", 1.7)
+    assert isinstance(close, Close) and close.code == CloseCode.PROTOCOL_ERROR
+
+
+def test_the_first_frame_must_still_be_a_valid_hello() -> None:
+    """Before the welcome, even a well-formed message refused for a field closes 4000."""
+    s = ServerSession(now=0.0)
+    err, close = s.receive(frame(type="hello", id=1, versions=[1], name=""), 0.0)
+    assert decoded(err)["code"] == "invalid_field" and decoded(err)["id"] == 1
+    assert close == Close(CloseCode.PROTOCOL_ERROR, "expected hello")
+
+
+def decode_hello() -> protocol.Hello:
+    command = protocol.decode_client(HELLO)
+    assert isinstance(command, protocol.Hello)
+    return command
+
+
 # ------------------------------------------------------------------ server: events
 
 
@@ -188,6 +266,19 @@ def open_client(token: str | None = None) -> ClientSession:
     [welcomed] = c.receive(welcome_frame())
     assert isinstance(welcomed, Welcomed) and c.token == "tok2"
     return c
+
+
+def test_a_bot_client_says_so_in_every_hello() -> None:
+    """1.5: a program says it is one, on its first connection and on every reconnection."""
+    c = ClientSession("Robo", bot=True)
+    [hello] = c.connect()
+    assert decoded(hello)["bot"] is True
+    c.receive(welcome_frame())
+    c.connection_lost(1006)
+    [again] = c.connect()
+    assert decoded(again)["bot"] is True and decoded(again)["token"] == "tok2"
+    [person] = ClientSession("Ana").connect()
+    assert decoded(person)["bot"] is False
 
 
 def test_client_follows_a_table_from_its_join_and_detects_a_gap() -> None:

@@ -48,12 +48,14 @@ class NetClient:
     @classmethod
     async def open(cls, url: str, name: str = "tester", token: str | None = None,
                    versions: list[int] | None = None, ids: Iterator[int] | None = None,
-                   ) -> NetClient:
+                   bot: bool | None = None) -> NetClient:
         ws = await connect(url, compression=None, max_size=protocol.MAX_SERVER_FRAME_BYTES)
         client = cls(ws, ids)
         hello: dict[str, Any] = {"versions": versions or [1], "name": name}
         if token:
             hello["token"] = token
+        if bot is not None:
+            hello["bot"] = bot
         client.welcome = await client.call("hello", **hello)
         return client
 

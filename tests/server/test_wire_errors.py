@@ -64,6 +64,38 @@ async def test_bad_frames_get_their_code_and_the_connection_stays(connect, serve
     assert await server.hub.store.load_table(table) == before
 
 
+async def test_well_formed_commands_refused_for_a_field_never_close(connect):
+    """Issue 33, finding 2: twelve `play {card: 5}` closed the connection with 4000.
+
+    A message (a map with a string type and a valid id) refused for a field, a card or
+    an unknown type is answered under its id and does not count as malformed."""
+    ana = await connect("Ana")
+    table = (await ana.call("create_table", options={"deals": 1}))["table"]
+    refused: list[tuple[str, dict[str, object]]] = [
+        ("play", {"table": table, "card": 5}),
+        ("play", {"table": table, "card": "Xx"}),
+        ("join", {"table": table, "seat": 7}),
+        ("premove", {"table": table, "card": "3o"}),   # a command of a newer minor version
+    ]
+    codes = [(await ana.request(kind, **fields))["code"] for kind, fields in refused * 6]
+    assert codes == ["invalid_field", "unknown_card", "invalid_field", "unknown_type"] * 6
+    assert (await ana.call("list_tables"))["tables"][0]["table"] == table
+    assert not ana.closed.is_set()
+
+
+async def test_the_tenth_frame_that_is_not_a_message_closes_4000(connect):
+    ana = await connect("Ana")
+    not_messages = [b"\xc1", msgpack.packb([1]), msgpack.packb({"id": 3}),
+                    msgpack.packb({"type": "ping"}), msgpack.packb({"type": "ping", "id": -1})]
+    for frame in (not_messages * 2)[:9]:
+        await ana.send_raw(frame)
+    await ana.wait_until(lambda: sum(m["type"] == "error" for m in ana.messages) == 9)
+    assert (await ana.call("list_tables"))["tables"] == []          # still open at nine
+    await ana.send_raw(b"\xc1")
+    await asyncio.wait_for(ana.closed.wait(), 10)
+    assert ana.ws.close_code == protocol.CloseCode.PROTOCOL_ERROR
+
+
 async def test_frame_over_the_transport_limit_closes_1009(connect):
     ana = await connect("Ana")
     await ana.send_raw(b"\x00" * (protocol.TRANSPORT_MAX_BYTES + 10))

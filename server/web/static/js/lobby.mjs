@@ -113,7 +113,8 @@ function optionsText(info) {
 function seatText(s) {
   if (!s || s.kind === "empty") return t("lobby.seat.empty");
   if (s.kind === "bot") return t("lobby.seat.bot", { level: t(`level.${safeName(s.level, "normal")}`) });
-  return safeName(s.name) + (s.connected ? "" : ` ${t("lobby.seat.away")}`);
+  return safeName(s.name) + (s.bot ? ` ${t("lobby.seat.program")}` : "")
+    + (s.connected ? "" : ` ${t("lobby.seat.away")}`);
 }
 
 const STATUSES = ["waiting", "playing", "finished", "abandoned"];

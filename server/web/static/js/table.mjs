@@ -330,6 +330,9 @@ function seatBox(app, model, seat) {
     const live = me ? online(app) : info.connected;
     stateWord = live ? t("seat.state.connected") : me ? t("seat.state.reconnecting")
       : t("seat.state.away");
+    // A client that said in its hello that it is a program (protocol 1.5).
+    if (info.bot) state.push(h("span", { class: "bot-mark" }, t("seat.bot_mark")), " ",
+      t("seat.program"), " · ");
     state.push(live ? h("span", { class: "online" }, `● ${stateWord}`)
       : h("span", { class: "offline" }, `○ ${stateWord}`));
     if (info.level) state.push(h("span", { class: "bot" }, " · ", t("seat.bot_plays")));
