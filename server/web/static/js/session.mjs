@@ -53,7 +53,8 @@ export const KNOWN_EVENTS = new Set([
   "turn_timed_out",
 ]);
 
-/** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows). */
+/** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows): a
+ *  returning session reconnects; a new one is told why at once. */
 const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_down", "server_busy"]);
 
 /** Commands whose ok seats us (seat in the result) and is followed by the table's head. */
@@ -224,9 +225,11 @@ export class ClientSession {
       for (const [id, p] of [...this.pending]) if (p.table !== null) this.pending.delete(id);
       return [{ kind: "session_lost" }, ...this.connect()];
     }
-    if (msg.type === "error" && RETRY_HELLO.has(msg.code)) {
-      // Differs from protocol/session.py, which gives up here: PROTOCOL.md says to come
-      // back later (the server closes with 1013 or 1001 next; the caller backs off).
+    if (msg.type === "error" && RETRY_HELLO.has(msg.code) && this.token) {
+      // A returning session refused for now; the server closes (1013 or 1001) and the
+      // caller reconnects with backoff: the session, its tables and its unanswered moves
+      // are kept for the next hello. A new session has nothing to come back to: the
+      // person is told why at once (tests/spec/session/hello_later_new_session.json).
       this.state = "disconnected";
       return [];
     }
