@@ -597,11 +597,11 @@ class ClientSession:
             return self._event(msg)
         if self.state is ClientState.HELLO_SENT and msg.id == self._hello_id:
             return self._hello_reply(msg)
-        cid = getattr(msg, "id", None)
-        pending = self.pending.get(cid) if cid is not None else None
+        if not isinstance(msg, Ok | Error | Pong):
+            return []  # a welcome out of place answers no command
+        pending = self.pending.get(msg.id) if msg.id is not None else None
         if pending is None:
             return []
-        assert isinstance(msg, Ok | Error | Pong)
         if isinstance(msg, Error) and msg.code == ErrorCode.SHUTTING_DOWN and pending.resend:
             return []  # not applied; the server is going away: resend after reconnecting
         del self.pending[pending.id]
