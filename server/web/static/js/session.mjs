@@ -64,6 +64,24 @@ const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x)
   && !(x instanceof Uint8Array);
 const isInt = (x) => Number.isSafeInteger(x);
 
+const isText = (x) => typeof x === "string";
+
+/**
+ * What each server message must hold to be read (protocol/messages.py's required fields);
+ * a message of another type is from a newer version, or a bug: skipped, as
+ * protocol.decode_server refuses it (PROTOCOL.md: ignore unknown top-level types).
+ */
+const SERVER_MESSAGES = {
+  welcome: (m) => isInt(m.id) && isInt(m.version) && isText(m.session)
+    && isText(m.player_id) && isText(m.name),
+  ok: (m) => isInt(m.id),
+  error: (m) => (m.id === null || m.id === undefined || isInt(m.id))
+    && (m.code === undefined || isText(m.code)),
+  pong: (m) => isInt(m.id),
+  event: (m) => isText(m.table) && isInt(m.seq) && (m.event === null || m.event === undefined
+    || (isObject(m.event) && isText(m.event.type))),
+};
+
 /** The server's frame as a map with a string `type`, or null (skip what we cannot read). */
 export function decodeServer(frame) {
   let msg;
@@ -72,13 +90,8 @@ export function decodeServer(frame) {
   } catch {
     return null;
   }
-  if (!isObject(msg) || typeof msg.type !== "string") return null;
-  if (msg.type === "event") {
-    if (typeof msg.table !== "string" || !isInt(msg.seq)) return null;
-    if (msg.event !== null && msg.event !== undefined
-        && (!isObject(msg.event) || typeof msg.event.type !== "string")) return null;
-  }
-  return msg;
+  if (!isObject(msg) || !Object.hasOwn(SERVER_MESSAGES, msg.type)) return null;
+  return SERVER_MESSAGES[msg.type](msg) ? msg : null;
 }
 
 export class ClientSession {
@@ -189,7 +202,7 @@ export class ClientSession {
     if (this.state === "hello_sent" && msg.id === this._helloId) return this._helloReply(msg);
     const id = msg.id;
     const pending = isInt(id) ? this.pending.get(id) : undefined;
-    if (pending === undefined || !["ok", "error", "pong"].includes(msg.type)) return [];
+    if (pending === undefined || msg.type === "welcome") return []; // a welcome out of place
     if (msg.type === "error" && msg.code === "shutting_down" && pending.resend) {
       return []; // not applied; the server is going away: resend after reconnecting
     }
@@ -201,7 +214,7 @@ export class ClientSession {
   }
 
   _helloReply(msg) {
-    if (msg.type === "welcome" && typeof msg.session === "string") {
+    if (msg.type === "welcome") {
       this.token = msg.session;
       this.playerId = msg.player_id;
       this.version = msg.version;
