@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { encode } from "../../server/web/static/js/vendor/msgpack.mjs";
 import { ClientSession } from "../../server/web/static/js/session.mjs";
+import { TableModel } from "../../server/web/static/js/model.mjs";
 
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
 
@@ -85,9 +86,56 @@ async function runSession(vector) {
   return observed;
 }
 
+// ------------------------------------------------------------------ table model
+
+const plain = (x) => (x === null || x === undefined ? null : JSON.parse(JSON.stringify(x)));
+
+function shows(m) {
+  return {
+    seat: m.seat, spectator: m.spectator, status: m.status, match: m.match, my_turn: m.myTurn,
+    stale: m.stale, info: plain(m.info), view: plain(m.view),
+    chat: m.chat.map((c) => ({ from_seat: c.from_seat, name: c.name, text: c.text,
+      sender: c.sender })),
+    speakers: Object.fromEntries([...m.speakers].map(([k, v]) => [k, { name: v.name,
+      seat: v.seat }])),
+    muted: [...m.muted].sort(), my_sender: m.mySender, commitment: m.commitment,
+    fair: m.fairNote === null ? null : { ok: m.fairNote.ok, of: m.fairNote.of },
+  };
+}
+
+async function modelStep(m, step) {
+  if ("event" in step) {
+    m.apply(step.event);
+    if (m.fairCheck) await m.fairCheck; // R8a's record check is asynchronous in the page
+  } else if ("discarding" in step) {
+    m.pendingDiscard = [...step.discarding];
+  } else if ("contributing" in step) {
+    m.contributing(step.contributing.contribution, step.contributing.seen ?? null);
+  } else {
+    throw new Error(`no input in ${JSON.stringify(step)}`);
+  }
+}
+
+async function runModel(vector) {
+  const made = vector.new ?? {};
+  const m = new TableModel(made.table ?? "t");
+  m.seat = made.seat ?? null;
+  const observed = [];
+  for (const step of vector.steps) {
+    try {
+      await modelStep(m, step);
+      observed.push({ shows: shows(m) });
+    } catch (err) {
+      observed.push({ raised: `${err.name}: ${err.message}` });
+      break;
+    }
+  }
+  return observed;
+}
+
 // ------------------------------------------------------------------ main
 
-const DRIVERS = { session: runSession };
+const DRIVERS = { session: runSession, model: runModel };
 
 const [area] = process.argv.slice(2);
 const drive = DRIVERS[area];

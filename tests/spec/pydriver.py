@@ -8,11 +8,14 @@ shape as tests/spec/driver.mjs reports it for the browser's modules.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgpack
+import msgspec
 
 import protocol
+from client_cli.model import TableModel
 from protocol.session import (
     ClientOutput,
     ClientSession,
@@ -107,4 +110,55 @@ def run_session(vector: dict[str, Any]) -> list[dict[str, Any]]:
             observed.append({"raised": f"{type(exc).__name__}: {exc}"})
             break
         observed.append({"out": out, "state": session_state(s)})
+    return observed
+
+
+# ------------------------------------------------------------------ table model
+
+
+def _payload(event: dict[str, Any]) -> protocol.EventPayload:
+    """An event as the client gets it: decoded (and validated) from its frame."""
+    msg = protocol.decode_server(msgpack.packb({"type": "event", "table": "t", "seq": 1,
+                                                "event": event}))
+    assert isinstance(msg, protocol.Event) and msg.event is not None
+    assert not isinstance(msg.event, protocol.UnknownEvent), event
+    return msg.event
+
+
+def shows(m: TableModel) -> dict[str, Any]:
+    """What the model holds for the screen, in the shape the vectors write."""
+    return {
+        "seat": m.seat, "spectator": m.spectator, "status": m.status, "match": m.match,
+        "my_turn": m.my_turn, "stale": getattr(m, "stale", False),
+        "info": msgspec.to_builtins(m.info), "view": msgspec.to_builtins(m.view),
+        "chat": [{"from_seat": c.from_seat, "name": c.name, "text": c.text, "sender": c.sender}
+                 for c in m.chat],
+        "speakers": {k: {"name": name, "seat": seat} for k, (name, seat) in m.speakers.items()},
+        "muted": sorted(m.muted), "my_sender": m.my_sender, "commitment": m.commitment,
+        "fair": None if m.fair_note is None else {"ok": m.fair_note[0], "of": m.fair_note_of},
+    }
+
+
+def _model_step(m: TableModel, step: dict[str, Any]) -> None:
+    if "event" in step:
+        m.apply(_payload(step["event"]))
+    elif "discarding" in step:
+        m.pending_discard = list(step["discarding"])
+    elif "contributing" in step:
+        m.contributing(step["contributing"]["contribution"], step["contributing"].get("seen"))
+    else:
+        raise ValueError(f"no input in {step}")
+
+
+def run_model(vector: dict[str, Any]) -> list[dict[str, Any]]:
+    new = vector.get("new", {})
+    m = TableModel(new.get("table", "t"), seat=new.get("seat"))
+    observed: list[dict[str, Any]] = []
+    for step in vector["steps"]:
+        try:
+            _model_step(m, step)
+        except Exception as exc:
+            observed.append({"raised": f"{type(exc).__name__}: {exc}"})
+            break
+        observed.append({"shows": json.loads(json.dumps(shows(m)))})  # tuples as lists
     return observed

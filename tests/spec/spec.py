@@ -33,7 +33,7 @@ NODE = shutil.which("node")
 #: The input keys a step may have, per area (exactly one per step).
 INPUTS = {
     "session": ("connect", "receive", "receive_hex", "lost", "command", "resume", "forget"),
-    "model": ("event", "discarding", "contributing", "said"),
+    "model": ("event", "discarding", "contributing"),
     "explain": ("deal",),
 }
 #: The expectation keys a step may have, per area.
