@@ -354,6 +354,9 @@ class Connection:
             log.exception("could not apply %s to table %s", type(event).__name__, out.table)
             self._spawn(self.resync(out.table))
             return
+        if model.stale:       # e.g. our discard made for us: which six cards is not said
+            model.stale = False
+            self._spawn(self.resync(out.table))
         try:
             self.on_event(model, out.seq, event, before)
         except Exception:

@@ -604,9 +604,9 @@ def event_lines(model: TableModel, event: EventPayload,
             t.stylize("dim")
             out.append(t)
         case PlayerConnected(seat=seat):
-            # The event comes before the table_changed that marks the seat connected, so the
-            # lobby info still says how the seat was: only a real return is news.
-            was = _seat_info(model.info, seat)
+            # How the seat was before this event (the model shows the return at once): only
+            # a real return is news.
+            was = _seat_info(before or model.info, seat)
             if was.kind == "human" and not was.connected:
                 if seat == model.seat:
                     if _taken_over(was):
@@ -661,6 +661,8 @@ def event_lines(model: TableModel, event: EventPayload,
             out.append(match_result(model, event))
             if model.fair_note is not None and model.fair_note_of == "match_over":
                 out.append(fair_text(model.fair_note))
+            if before is not None and model.info is not None:
+                out += _status_change(before, model.info)   # the table is finished
         case DealsCommitted():
             if model.fair_note is not None and model.fair_note_of == "deals_committed":
                 out.append(fair_text(model.fair_note))
@@ -807,13 +809,17 @@ def _seat_changes(model: TableModel, before: TableInfo | None,
         else:
             t.append_text(safe(b.name or "?", 32)).append(" sits down")
         out.append(t)
-    if before.status != after.status:
-        status = after.status
-        if status == "finished":
-            out.append(Text("The table is finished.", style="dim"))
-        elif status == "abandoned":
-            out.append(Text("The table was abandoned.", style="dim"))
-    return out
+    return out + _status_change(before, after)
+
+
+def _status_change(before: TableInfo, after: TableInfo) -> list[RenderableType]:
+    if before.status == after.status:
+        return []
+    if after.status == "finished":
+        return [Text("The table is finished.", style="dim")]
+    if after.status == "abandoned":
+        return [Text("The table was abandoned.", style="dim")]
+    return []
 
 
 def trick_result(model: TableModel, event: TrickDone) -> Text:

@@ -129,7 +129,7 @@ def shows(m: TableModel) -> dict[str, Any]:
     """What the model holds for the screen, in the shape the vectors write."""
     return {
         "seat": m.seat, "spectator": m.spectator, "status": m.status, "match": m.match,
-        "my_turn": m.my_turn, "stale": getattr(m, "stale", False),
+        "my_turn": m.my_turn, "stale": m.stale,
         "info": msgspec.to_builtins(m.info), "view": msgspec.to_builtins(m.view),
         "chat": [{"from_seat": c.from_seat, "name": c.name, "text": c.text, "sender": c.sender}
                  for c in m.chat],
