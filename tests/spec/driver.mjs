@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { encode } from "../../server/web/static/js/vendor/msgpack.mjs";
 import { ClientSession } from "../../server/web/static/js/session.mjs";
 import { TableModel } from "../../server/web/static/js/model.mjs";
+import { dealFacts, dealOutcome } from "../../server/web/static/js/explain.mjs";
 
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
 
@@ -133,9 +134,37 @@ async function runModel(vector) {
   return observed;
 }
 
+// ------------------------------------------------------------------ deal explanation
+
+function explainStep(step) {
+  const { winners, mordienne_on: on = true, tricks_seen: seen = true } = step.deal;
+  const o = dealOutcome(winners, on);
+  const f = dealFacts({ winner: o.winner, points: o.points, mordienne: o.mordienne,
+    trick_counts: o.counts, tricks: seen ? winners.map((w) => ({ winner: w })) : null });
+  return {
+    outcome: { winner: o.winner, points: o.points, counts: o.counts, mordienne: o.mordienne },
+    facts: { winner: f.winner, most: f.most, tied: f.tied, spoiled: f.spoiled,
+      spoiled_tricks: f.spoiledTricks, reached_at: f.reachedAt, mordienne: f.mordienne,
+      early: f.early, team: f.team, points: f.points },
+  };
+}
+
+async function runExplain(vector) {
+  const observed = [];
+  for (const step of vector.steps) {
+    try {
+      observed.push(explainStep(step));
+    } catch (err) {
+      observed.push({ raised: `${err.name}: ${err.message}` });
+      break;
+    }
+  }
+  return observed;
+}
+
 // ------------------------------------------------------------------ main
 
-const DRIVERS = { session: runSession, model: runModel };
+const DRIVERS = { session: runSession, model: runModel, explain: runExplain };
 
 const [area] = process.argv.slice(2);
 const drive = DRIVERS[area];

@@ -15,6 +15,7 @@ import msgpack
 import msgspec
 
 import protocol
+from client_cli.explain import deal_facts
 from client_cli.model import TableModel
 from protocol.session import (
     ClientOutput,
@@ -28,6 +29,7 @@ from protocol.session import (
     TableLost,
     Welcomed,
 )
+from server.game.rules import score_deal
 
 # ------------------------------------------------------------------ session
 
@@ -161,4 +163,39 @@ def run_model(vector: dict[str, Any]) -> list[dict[str, Any]]:
             observed.append({"raised": f"{type(exc).__name__}: {exc}"})
             break
         observed.append({"shows": json.loads(json.dumps(shows(m)))})  # tuples as lists
+    return observed
+
+
+# ------------------------------------------------------------------ deal explanation
+
+
+def _explain_step(step: dict[str, Any]) -> dict[str, Any]:
+    deal = step["deal"]
+    winners = deal["winners"]
+    score = score_deal(winners, deal.get("mordienne_on", True))
+    event = protocol.DealScored(deal_number=1, dealer=0, trick_counts=score.trick_counts,
+                                winner=score.winner, points=score.points,
+                                mordienne=score.mordienne, totals=score.points)
+    f = deal_facts(event, winners if deal.get("tricks_seen", True) else None)
+    return {
+        "outcome": {"winner": score.winner, "points": score.points,
+                    "counts": score.trick_counts, "mordienne": score.mordienne},
+        "facts": {"winner": f.winner, "most": f.most, "tied": list(f.tied),
+                  "spoiled": f.spoiled,
+                  "spoiled_tricks": None if f.spoiled_tricks is None else list(f.spoiled_tricks),
+                  "reached_at": None if f.reached_at is None
+                  else {str(k): v for k, v in f.reached_at.items()},
+                  "mordienne": f.mordienne, "early": None if f.early is None else list(f.early),
+                  "team": f.team, "points": f.points},
+    }
+
+
+def run_explain(vector: dict[str, Any]) -> list[dict[str, Any]]:
+    observed: list[dict[str, Any]] = []
+    for step in vector["steps"]:
+        try:
+            observed.append(_explain_step(step))
+        except Exception as exc:
+            observed.append({"raised": f"{type(exc).__name__}: {exc}"})
+            break
     return observed

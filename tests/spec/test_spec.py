@@ -15,7 +15,8 @@ import pytest
 from . import pydriver
 from .spec import AREAS, NODE, check, load, run_node, vectors
 
-PY_DRIVERS = {"session": pydriver.run_session, "model": pydriver.run_model}
+PY_DRIVERS = {"session": pydriver.run_session, "model": pydriver.run_model,
+              "explain": pydriver.run_explain}
 
 CASES = [(area, path) for area in AREAS for path in vectors(area) if area in PY_DRIVERS]
 IDS = [f"{area}/{path.stem}" for area, path in CASES]

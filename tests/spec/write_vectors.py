@@ -6,7 +6,9 @@
   mid-match), with what the model must show at the end of every trick and deal: exactly the
   view the engine builds for that viewer (``server.game.view``), whose turn included.
 - ``explain/deals.json``: deals whose nine trick winners are drawn at random (ties, spoiled
-  tricks, late runs), with what the rules' scorer makes of them and why (R11-R13a).
+  tricks, late runs), with what the rules' scorer and client_cli/explain.py make of them
+  today (R11-R13a): the hand-written explain/rules.json says each rule, these hold the
+  browser to the Python side over many more deals.
 
 The short, hand-written vectors beside them say each rule once; these say that the rules
 hold together over a whole match.
@@ -129,7 +131,34 @@ MATCHES = {
 }
 
 
+def deals_vector(count: int, seed: int) -> dict[str, Any]:
+    from .pydriver import _explain_step
+
+    rng = random.Random(seed)
+    steps = []
+    for n in range(count):
+        weights = rng.choice([(1, 1, 1, 1, 1), (1, 3, 1, 1, 1), (3, 1, 1, 1, 1), (1, 1, 1, 1, 4)])
+        winners = rng.choices([None, 0, 1, 2, 3], weights=weights, k=9)
+        if n % 5 == 0:                       # a late run: the tail is one seat's
+            k = rng.randint(2, 5)
+            winners[-k:] = [rng.randint(0, 3)] * k
+        deal: dict[str, Any] = {"winners": winners}
+        if n % 7 == 0:
+            deal["tricks_seen"] = False
+        if n % 11 == 0:
+            deal["mordienne_on"] = False
+        step: dict[str, Any] = {"deal": deal}
+        step.update(_explain_step(step))
+        steps.append(step)
+    return {"about": "Random deals (seeded): the browser's scorer and reasons must be the "
+                     "Python side's (written by tests/spec/write_vectors.py).",
+            "cites": "docs/RULES.md R11, R12, R13, R13a", "steps": steps}
+
+
 def main() -> None:
+    path = SPEC / "explain" / "deals.json"
+    path.write_text(lay_out(deals_vector(100, 29)), encoding="utf-8")
+    print("wrote explain/deals.json")
     for name, (about, options, seed, seat, joins_after) in MATCHES.items():
         vector = match_vector(about, options, seed, seat, joins_after)
         (SPEC / "model" / f"{name}.json").write_text(lay_out(vector), encoding="utf-8")
