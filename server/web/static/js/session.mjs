@@ -1,8 +1,9 @@
 // The client's side of a session, sans I/O: frames and commands in, frames and decisions out.
 //
 // This is a port of ClientSession in protocol/session.py (the Python reference the terminal
-// client and the network bot run) and follows it rule for rule, so the two clients cannot
-// drift apart; keep them in step. What docs/PROTOCOL.md says about a session lives here:
+// client and the network bot run); both are held to one specification, the vectors of
+// tests/spec/session/ (docs/ARCHITECTURE.md), so a drift fails the suite. What
+// docs/PROTOCOL.md says about a session lives here:
 // hello first; command ids unique for the session's whole life, across reconnects (the
 // counter is restored from storage); a command's ok before the events it caused; one
 // gap-free sequence per table and viewer; heads (table_changed + snapshot) re-base it and
