@@ -35,10 +35,11 @@ class Calls(Link):
         if self.sessions is not None:
             self.sessions.save(self.url, self.name, self.session.token, self._id_limit)
 
-    async def request(self, cls: type[msgspec.Struct], *, resend: bool = True,
+    async def request(self, cls: type[msgspec.Struct], *, resend: bool | None = None,
                       **fields: Any) -> Any:
         """Send one command; return its reply (Ok, Error, Pong). Survives reconnects:
-        a ``resend`` command is sent again, with its id, after the next welcome."""
+        a ``resend`` command is sent again, with its id, after the next welcome (by default
+        all but ``protocol.session.NOT_RESENT``)."""
         if self.dead:
             raise ConnectionFailed(self.dead)
         loop = asyncio.get_running_loop()
@@ -60,7 +61,7 @@ class Calls(Link):
             raise ConnectionFailed("connection lost before the reply")
         return reply
 
-    async def call(self, cls: type[msgspec.Struct], *, resend: bool = True,
+    async def call(self, cls: type[msgspec.Struct], *, resend: bool | None = None,
                    **fields: Any) -> dict[str, Any]:
         """Send one command and return its ``ok`` result; raise ServerError on ``error``."""
         reply = await self.request(cls, resend=resend, **fields)

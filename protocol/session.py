@@ -452,6 +452,12 @@ HELLO_LATER: frozenset[str] = frozenset({
     ErrorCode.SERVER_BUSY})
 
 
+#: Commands not sent again after a drop unless the caller says so: read-only, or redone by
+#: the session itself (every welcome resumes each table). Their callers hear at the drop
+#: that no reply will come (``Replied`` with ``None``) and ask again if they still care.
+NOT_RESENT: frozenset[str] = frozenset({"ping", "resume", "list_tables"})
+
+
 class ClientState(enum.Enum):
     DISCONNECTED = "disconnected"
     HELLO_SENT = "hello_sent"
@@ -549,18 +555,21 @@ class ClientSession:
         self.next_id = cid + 1
         return cid
 
-    def command(self, cls: type[Command], *, resend: bool = True,
+    def command(self, cls: type[Command], *, resend: bool | None = None,
                 **fields: Any) -> tuple[int, list[ClientOutput]]:
         """Build command ``cls``; returns its id and what to do now (send it, if open).
 
         ``resend`` commands that get no reply before a drop are sent again, with the same
         id, after the next welcome (the server answers a repeated id with its first reply
-        and never applies it twice).
+        and never applies it twice); by default every command but those of
+        :data:`NOT_RESENT`.
         """
         cid = self._new_id()
         frame = encode(cls(id=cid, **fields))
         tag = cls.__struct_config__.tag
         assert isinstance(tag, str)
+        if resend is None:
+            resend = tag not in NOT_RESENT
         table = fields.get("table")
         self.pending[cid] = Pending(cid, tag, frame, resend, table if isinstance(table, str)
                                     else None)
@@ -709,6 +718,7 @@ class ClientSession:
 
 __all__ = [
     "FATAL_CLOSES",
+    "NOT_RESENT",
     "ClientOutput",
     "ClientSession",
     "ClientState",

@@ -61,7 +61,7 @@ function sessionStep(s, step) {
   if ("lost" in step) return s.connectionLost(step.lost);
   if ("command" in step) {
     const { type, ...fields } = step.command;
-    return s.command(type, fields, { resend: step.resend ?? true })[1];
+    return s.command(type, fields, { resend: step.resend ?? null })[1];
   }
   if ("resume" in step) return s.resume(step.resume, step.last_seq ?? null);
   if ("forget" in step) {

@@ -90,7 +90,7 @@ def _session_step(s: ClientSession, step: dict[str, Any]) -> list[ClientOutput]:
     if "command" in step:
         fields = dict(step["command"])
         cls = protocol.CLIENT_TYPES[fields.pop("type")]
-        _, out = s.command(cls, resend=step.get("resend", True), **fields)  # type: ignore[arg-type]
+        _, out = s.command(cls, resend=step.get("resend"), **fields)  # type: ignore[arg-type]
         return out
     if "resume" in step:
         return s.resume(step["resume"], step.get("last_seq"))

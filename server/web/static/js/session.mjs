@@ -58,6 +58,13 @@ export const KNOWN_EVENTS = new Set([
  *  returning session reconnects; a new one is told why at once. */
 const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_down", "server_busy"]);
 
+/**
+ * Commands not sent again after a drop unless the caller says so: read-only, or redone by
+ * the session itself (every welcome resumes each table). Their callers hear at the drop
+ * that no reply will come, as protocol/session.py's NOT_RESENT.
+ */
+export const NOT_RESENT = new Set(["ping", "resume", "list_tables"]);
+
 /** Commands whose ok seats us (seat in the result) and is followed by the table's head. */
 const HEAD_COMMANDS = new Set(["create_table", "join"]);
 
@@ -159,9 +166,11 @@ export class ClientSession {
   /**
    * Build a command; returns [id, outputs]. `resend` commands that get no reply before a
    * drop are sent again, with the same id, after the next welcome (the server answers a
-   * repeated id with its first reply and never applies it twice).
+   * repeated id with its first reply and never applies it twice); by default all but
+   * those of NOT_RESENT.
    */
-  command(type, fields = {}, { resend = true, id = null } = {}) {
+  command(type, fields = {}, { resend = null, id = null } = {}) {
+    resend ??= !NOT_RESENT.has(type);
     const cid = id ?? this._newId();
     const frame = encode({ type, id: cid, ...fields });
     const table = typeof fields.table === "string" ? fields.table : null;
