@@ -11,6 +11,15 @@ snapshot's ``to_act``. Every event that ends a turn clears it until the next ``t
 the model never guesses a turn the server did not announce (a guessed turn is how the
 network bot once tried to play an empty hand).
 
+The lobby info is the latest ``table_changed``, with the news that comes before the
+``table_changed`` saying the same shown at once (a seat's presence, a rematch asked for, a
+match that starts or ends). An event the model cannot apply from what it knows (our own
+discard when this client did not send it) marks it ``stale``: the connection then asks for
+a fresh snapshot.
+
+The browser's model (server/web/static/js/model.mjs) is held to the same specification,
+tests/spec/model/*.json (docs/ARCHITECTURE.md, "One specification for both clients").
+
 A table may play several matches (a rematch): ``deals_committed`` opens each one and
 starts a fresh view. Chat is kept apart from the view (``chat``, ``speakers``), and the
 model checks what R8a lets a player check (``fair_note``): that the commitment a match
@@ -25,6 +34,8 @@ from __future__ import annotations
 import copy
 import secrets
 from dataclasses import dataclass, field
+
+import msgspec
 
 from protocol import (
     CardPlayed,
@@ -41,6 +52,9 @@ from protocol import (
     HandDealt,
     MatchOver,
     PartnerDraw,
+    PlayerConnected,
+    PlayerDisconnected,
+    RematchAccepted,
     SignalInfo,
     SignalReceived,
     SignalSent,
@@ -93,6 +107,8 @@ class TableModel:
     fair_note_of: str | None = None
     #: R8a: our last contribution and the commitment the table showed when we sent it.
     sent: tuple[str | None, str] | None = None
+    #: An event could not be applied from what we know: a fresh snapshot is needed.
+    stale: bool = False
 
     CHAT_KEPT = 200
 
@@ -136,6 +152,8 @@ class TableModel:
         self.commitment = e.commitment
         self.view = None
         self.pending_discard = []
+        # The table_changed that says "playing" comes after the first deal's events.
+        self._news(status="playing", match=e.match, rematch=[])
         words = (f"Match {self.match} at this table: the deals are committed (R8a) to "
                  f"{self.commitment}; "
                  + fair.contributed_words(fair.contributors(e.contributions or [])))
@@ -184,6 +202,18 @@ class TableModel:
         for line in e.lines:
             self._on_chat(line)
 
+    def _news(self, **changes: object) -> None:
+        """Lobby news ahead of its ``table_changed``: a new info, never the one we were sent
+        (the caller may hold it as the info *before* this event)."""
+        if self.info is not None:
+            self.info = msgspec.structs.replace(self.info, **changes)
+
+    def _presence(self, seat: int, connected: bool) -> None:
+        if self.info is not None and 0 <= seat < len(self.info.seats):
+            seats = list(self.info.seats)
+            seats[seat] = msgspec.structs.replace(seats[seat], connected=connected)
+            self._news(seats=seats)
+
     def _on_chat(self, e: ChatMessage) -> None:
         self.chat = [*self.chat, e][-self.CHAT_KEPT:]
         self.speakers[e.sender] = (e.name, e.from_seat)
@@ -202,8 +232,14 @@ class TableModel:
             case Snapshot(view=view):
                 self.view = copy.deepcopy(view)
                 self.seat = view.viewer
+                self.stale = False
             case TableChanged(table=info):
                 self.info = info
+            case PlayerConnected(seat=seat) | PlayerDisconnected(seat=seat):
+                self._presence(seat, isinstance(event, PlayerConnected))
+            case RematchAccepted(seat=seat):
+                if self.info is not None and seat not in self.info.rematch:
+                    self._news(rematch=[*self.info.rematch, seat])
             case PartnerDraw() | DealStarted():
                 # A snapshot always comes first; a server that skipped it still starts a
                 # match here, from an empty view.
@@ -264,6 +300,10 @@ class TableModel:
                     v.hand = [c for c in v.hand if c not in self.pending_discard]
                     v.discarded = list(self.pending_discard)
                     self.pending_discard = []
+                elif seat == self.seat:
+                    # Discarded for us (a turn timer, a bot in our seat, another client of
+                    # our session): which six is not said to anyone, so ask for a snapshot.
+                    self.stale = True
                 if seat != left_of(v.dealer):
                     v.phase = Phase.PLAY
                     v.leader = left_of(v.dealer)
@@ -296,6 +336,8 @@ class TableModel:
                 v.points = list(event.points)
                 v.result = event.result
                 self._check_record(event)
+                if self.status == "playing":
+                    self._news(status="finished")  # its table_changed follows at once
             case SignalReceived(from_seat=sender, signal=signal, n=n):
                 v.signals.append(SignalInfo(from_seat=sender, signal=signal, n=n))
             case SignalSent(signal=signal, n=n):

@@ -49,6 +49,7 @@ from protocol.vocab import SIGNAL_CARD, Phase
 from server.game.cards import MAJEURES, STRENGTH, card_name, sort_by_strength
 from server.game.seats import partner_of, team_of
 
+from .explain import DealFacts, deal_facts
 from .model import TableModel
 
 #: Suit symbol and colour (R2: o oros/coins, c copas/cups, b bastos/batons, e espadas/swords).
@@ -614,9 +615,9 @@ def event_lines(model: TableModel, event: EventPayload,
             t.stylize("dim")
             out.append(t)
         case PlayerConnected(seat=seat):
-            # The event comes before the table_changed that marks the seat connected, so the
-            # lobby info still says how the seat was: only a real return is news.
-            was = _seat_info(model.info, seat)
+            # How the seat was before this event (the model shows the return at once): only
+            # a real return is news.
+            was = _seat_info(before or model.info, seat)
             if was.kind == "human" and not was.connected:
                 if seat == model.seat:
                     if _taken_over(was):
@@ -671,6 +672,8 @@ def event_lines(model: TableModel, event: EventPayload,
             out.append(match_result(model, event))
             if model.fair_note is not None and model.fair_note_of == "match_over":
                 out.append(fair_text(model.fair_note))
+            if before is not None and model.info is not None:
+                out += _status_change(before, model.info)   # the table is finished
         case DealsCommitted():
             if model.fair_note is not None and model.fair_note_of == "deals_committed":
                 out.append(fair_text(model.fair_note))
@@ -817,13 +820,17 @@ def _seat_changes(model: TableModel, before: TableInfo | None,
         else:
             t.append_text(safe(b.name or "?", 32)).append(" sits down")
         out.append(t)
-    if before.status != after.status:
-        status = after.status
-        if status == "finished":
-            out.append(Text("The table is finished.", style="dim"))
-        elif status == "abandoned":
-            out.append(Text("The table was abandoned.", style="dim"))
-    return out
+    return out + _status_change(before, after)
+
+
+def _status_change(before: TableInfo, after: TableInfo) -> list[RenderableType]:
+    if before.status == after.status:
+        return []
+    if after.status == "finished":
+        return [Text("The table is finished.", style="dim")]
+    if after.status == "abandoned":
+        return [Text("The table was abandoned.", style="dim")]
+    return []
 
 
 def trick_result(model: TableModel, event: TrickDone) -> Text:
@@ -847,43 +854,41 @@ def trick_result(model: TableModel, event: TrickDone) -> Text:
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
+def _facts(model: TableModel, event: DealScored,
+           winners: Sequence[int | None] | None = None) -> DealFacts:
+    """The deal's reasons, from its nine tricks' winners (``winners``, else the view's when
+    the client saw them)."""
+    if winners is None:
+        winners = [t.winner for t in model.view.tricks] if model.view else []
+    return deal_facts(event, list(winners) if len(winners) == 9 else None)
+
+
 def deal_reason(model: TableModel, event: DealScored,
                 winners: Sequence[int | None] | None = None) -> str:
     """Why the deal went where it did, in words (R12, R13, R13a).
 
-    Uses the deal's nine tricks' winners (``winners``, else the view's when the client saw
-    them) to say at which trick a tie was broken; without them it still says who reached
-    the count first.
+    Uses the deal's nine tricks from the view when the client saw them (to say at which
+    trick a tie was broken); without them it still says who reached the count first.
     """
-    counts = list(event.trick_counts)
-    winner = event.winner
+    facts = _facts(model, event, winners)
+    winner = facts.winner
     assert winner is not None          # a deal nobody won has no reason to give
-    top = counts[winner]
+    top = facts.most
     subject = _short(model, winner).plain
-    if winners is None:
-        winners = [t.winner for t in model.view.tricks] if model.view else []
     if top == 9:
         why = "all nine tricks"
-        if event.mordienne:
+        if facts.mordienne == "all":
             why += ", a clean sweep: mordienne (R13a)"
         return why
-    tied = [s for s in range(4) if s != winner and counts[s] == top]
-    if tied:
-        others = " and ".join(_short(model, s).plain for s in tied)
-        reached = ""
-        if len(winners) == 9:
-            won = 0
-            for number, trick_winner in enumerate(winners, start=1):
-                if trick_winner == winner:
-                    won += 1
-                    if won == top:
-                        reached = f" at trick {number}"
-                        break
+    if facts.tied:
+        others = " and ".join(_short(model, s).plain for s in facts.tied)
+        at = facts.reached_at[winner] if facts.reached_at else None
+        reached = f" at trick {at}" if at else ""
         why = (f"{plural(top, 'trick')}, as many as {others}, but {subject} got to "
                f"{_NUMBERS[top] if top < 10 else top}{reached} first (R12)")
     else:
         why = f"the most tricks, {top} (R12)"
-    if event.mordienne:
+    if facts.mordienne == "run":
         why += f", and the last {top} in a row with none before: mordienne (R13)"
     return why
 
@@ -892,30 +897,28 @@ def deal_result(model: TableModel, event: DealScored,
                 winners: Sequence[int | None] | None = None) -> RenderableType:
     """R12 (the deal winner), R13 (mordienne: the winner took exactly the last k ≥ 2 tricks),
     R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
+    facts = _facts(model, event, winners)
     lines: list[RenderableType] = []
     counts = Text(f"Deal {event.deal_number} is over. Tricks won: ")
     counts.append_text(Text(", ").join(
         _short(model, s).append(f" {n}") for s, n in enumerate(event.trick_counts)))
-    spoiled = 9 - sum(event.trick_counts)
-    if spoiled:
-        counts.append(f"; {plural(spoiled, 'trick')} spoiled, counted for nobody (R11)")
+    if facts.spoiled:
+        counts.append(f"; {plural(facts.spoiled, 'trick')} spoiled, counted for nobody (R11)")
     counts.append(".")
     lines.append(counts)
-    winner = event.winner
-    if winner is None:
+    winner = facts.winner
+    if winner is None or facts.team is None:
         lines.append(Text("All nine tricks were spoiled: nobody scores (R12).", style="bold"))
     else:
-        team = team_of(winner)
-        pts = event.points[team]
-        if event.mordienne:
+        team, pts = facts.team, facts.points
+        if facts.mordienne is not None:
             m = Text("★ MORDIENNE! ", style="bold magenta")
-            if event.trick_counts[winner] == 9:
+            if facts.mordienne == "all":
                 m.append_text(does(model, winner, "take", "takes")).append(
                     " all nine tricks (R13a)")
             else:
-                n = event.trick_counts[winner]
                 m.append_text(does(model, winner, "win", "wins")).append(
-                    f" the last {n} tricks in a row and none before (R13)")
+                    f" the last {facts.most} tricks in a row and none before (R13)")
             m.append(f": {plural(pts, 'point')} instead of 1.")
             lines.append(m)
         t = Text("The deal goes to ", style="bold")

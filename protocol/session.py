@@ -463,6 +463,12 @@ HELLO_LATER: frozenset[str] = frozenset({
     ErrorCode.SERVER_BUSY})
 
 
+#: Commands not sent again after a drop unless the caller says so: read-only, or redone by
+#: the session itself (every welcome resumes each table). Their callers hear at the drop
+#: that no reply will come (``Replied`` with ``None``) and ask again if they still care.
+NOT_RESENT: frozenset[str] = frozenset({"ping", "resume", "list_tables"})
+
+
 class ClientState(enum.Enum):
     DISCONNECTED = "disconnected"
     HELLO_SENT = "hello_sent"
@@ -564,18 +570,21 @@ class ClientSession:
         self.next_id = cid + 1
         return cid
 
-    def command(self, cls: type[Command], *, resend: bool = True,
+    def command(self, cls: type[Command], *, resend: bool | None = None,
                 **fields: Any) -> tuple[int, list[ClientOutput]]:
         """Build command ``cls``; returns its id and what to do now (send it, if open).
 
         ``resend`` commands that get no reply before a drop are sent again, with the same
         id, after the next welcome (the server answers a repeated id with its first reply
-        and never applies it twice).
+        and never applies it twice); by default every command but those of
+        :data:`NOT_RESENT`.
         """
         cid = self._new_id()
         frame = encode(cls(id=cid, **fields))
         tag = cls.__struct_config__.tag
         assert isinstance(tag, str)
+        if resend is None:
+            resend = tag not in NOT_RESENT
         table = fields.get("table")
         self.pending[cid] = Pending(cid, tag, frame, resend, table if isinstance(table, str)
                                     else None)
@@ -612,11 +621,11 @@ class ClientSession:
             return self._event(msg)
         if self.state is ClientState.HELLO_SENT and msg.id == self._hello_id:
             return self._hello_reply(msg)
-        cid = getattr(msg, "id", None)
-        pending = self.pending.get(cid) if cid is not None else None
+        if not isinstance(msg, Ok | Error | Pong):
+            return []  # a welcome out of place answers no command
+        pending = self.pending.get(msg.id) if msg.id is not None else None
         if pending is None:
             return []
-        assert isinstance(msg, Ok | Error | Pong)
         if isinstance(msg, Error) and msg.code == ErrorCode.SHUTTING_DOWN and pending.resend:
             return []  # not applied; the server is going away: resend after reconnecting
         del self.pending[pending.id]
@@ -724,6 +733,7 @@ class ClientSession:
 
 __all__ = [
     "FATAL_CLOSES",
+    "NOT_RESENT",
     "ClientOutput",
     "ClientSession",
     "ClientState",

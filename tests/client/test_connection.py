@@ -92,3 +92,46 @@ async def test_resend_after_restart_same_connection(redis_url: str, key_prefix: 
     finally:
         await conn.close()
         await server_cm.__aexit__(None, None, None)
+
+
+async def test_a_discard_made_for_us_is_read_from_a_fresh_snapshot(
+        redis_url: str, key_prefix: str, redis_client: Any) -> None:
+    """R9: the turn timer discards six cards for a player who did not choose them, and
+    nobody is told which six, not even that player. Their model cannot apply its own
+    ``chanter_discarded`` (tests/spec/model/our_discard_unknown.json): it is stale, and the
+    connection asks for a fresh snapshot, which shows the hand of nine and the discard. (The
+    terminal client kept all fifteen cards in hand, offering six it no longer had.)"""
+    changed = asyncio.Event()
+
+    def on_event(*_: Any) -> None:
+        changed.set()
+
+    async with running(settings(redis_url, key_prefix)) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        conns = [Connection(url, name, on_event=on_event) for name in ("Ana", "Bo", "Cy", "Di")]
+        try:
+            for conn in conns:
+                await conn.start()
+            options = protocol.options_from_dict({"deals": 1, "chanter": True,
+                                                  "first_dealer": 3, "turn_timer_s": 1})
+            table = (await conns[0].call(protocol.CreateTable, options=options))["table"]
+            for seat in (1, 2, 3):
+                await conns[seat].call(protocol.Join, table=table, seat=seat)
+            await conns[0].call(protocol.Start, table=table)
+            models = [conn.model(table) for conn in conns]
+            for _ in range(4):      # everyone wants the chanter, in turn, before the timer
+                await wait_for(lambda: any(m.my_turn for m in models), changed)
+                seat = next(s for s, m in enumerate(models) if m.my_turn)
+                assert models[seat].view is not None
+                assert models[seat].view.phase == "chanter_vote"
+                await conns[seat].call(protocol.ChanterVote, table=table, vote=True)
+            ana = models[0]          # left of the dealer (R9): she takes from the talon
+            await wait_for(lambda: ana.view is not None and len(ana.view.hand) == 15, changed)
+            # She does not discard; the timer does it for her after a second.
+            await wait_for(lambda: ana.view is not None and len(ana.view.discarded) == 6,
+                           changed)
+            assert len(ana.view.hand) == 9 and not set(ana.view.hand) & set(ana.view.discarded)
+            assert not ana.stale
+        finally:
+            for conn in conns:
+                await conn.close()

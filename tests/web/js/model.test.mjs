@@ -16,14 +16,16 @@ function playing(seat = 0) {
   return m;
 }
 
-test("the hand is sorted by strength (R3) and the first trick is led left of the dealer", () => {
+test("the hand is sorted by strength (R3); the first turn is the server's to give", () => {
   const m = playing();
   assert.deepEqual(m.view.hand.slice(0, 3), ["3o", "1e", "Rb"]);
-  assert.equal(m.view.to_act, 0);
+  assert.equal(m.view.leader, 0);
+  assert.equal(m.view.to_act, null); // no turn guessed (tests/spec/model/deal_started.json)
+  m.apply({ type: "turn", seat: 0, phase: "play" });
   assert.ok(m.myTurn);
 });
 
-test("after the fourth card nobody is to act until trick_done names the leader (R11)", () => {
+test("after the fourth card nobody is to act until the server's turn names the leader (R11)", () => {
   const m = playing(1);
   for (const [seat, card] of [[0, "2o"], [1, "3o"], [2, "4b"], [3, "5b"]]) {
     m.apply({ type: "card_played", seat, card });
@@ -31,7 +33,10 @@ test("after the fourth card nobody is to act until trick_done names the leader (
   assert.equal(m.view.to_act, null);
   assert.ok(!m.myTurn); // seat 1 is left of seat 0, but no turn is guessed
   m.apply({ type: "trick_done", number: 1, leader: 0, cards: ["2o", "3o", "4b", "5b"], winner: 1 });
-  assert.equal(m.view.to_act, 1);
+  assert.equal(m.view.leader, 1);
+  assert.equal(m.view.to_act, null); // the server's turn names who leads
+  m.apply({ type: "turn", seat: 1, phase: "play" });
+  assert.ok(m.myTurn);
   assert.deepEqual(m.view.trick_counts, [0, 1, 0, 0]);
   assert.ok(!m.view.hand.includes("3o"));
 });
@@ -40,7 +45,7 @@ test("a spoiled trick leaves the same leader (R11) and counts for nobody", () =>
   const m = playing();
   m.apply({ type: "trick_done", number: 1, leader: 2, cards: ["1o", "1c", "4b", "5b"], winner: null });
   assert.equal(m.view.leader, 2);
-  assert.equal(m.view.to_act, 2);
+  assert.equal(m.view.to_act, null);
   assert.deepEqual(m.view.trick_counts, [0, 0, 0, 0]);
 });
 

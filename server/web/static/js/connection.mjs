@@ -20,9 +20,6 @@ const PING_EVERY_MS = 20_000;
 /** A connection that answers nothing for this long is dead: drop it and reconnect. */
 const DEAD_AFTER_MS = 45_000;
 
-/** Commands that are not worth resending after a drop (read-only, or redone anyway). */
-const NO_RESEND = new Set(["ping", "resume", "list_tables"]);
-
 export class CommandFailed extends Error {
   constructor(reply) {
     super(reply ? `${reply.code}: ${reply.message}` : "the connection dropped");
@@ -131,7 +128,7 @@ export class Connection {
    * CommandFailed (the error reply, or null if the connection dropped and it was not resent).
    */
   call(type, fields = {}) {
-    const [id, outputs] = this.session.command(type, fields, { resend: !NO_RESEND.has(type) });
+    const [id, outputs] = this.session.command(type, fields); // resent after a drop unless read-only
     const promise = new Promise((resolve, reject) => this.waiters.set(id, { resolve, reject }));
     this._save();
     this._carryOut(outputs);

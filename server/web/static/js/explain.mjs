@@ -8,7 +8,8 @@ import { teamName, teamOf } from "./cards.mjs";
 import { t } from "./i18n.mjs";
 
 /**
- * R12/R13/R13a from each trick's winner (null = spoiled, R11), in order.
+ * R12/R13/R13a from each trick's winner (null = spoiled, R11), in order: the deal's winner,
+ * its team's points, and what the reasons need (who tied, when each reached its count).
  * @param {(number|null)[]} winners
  */
 export function dealOutcome(winners, mordienneOn = true) {
@@ -22,7 +23,10 @@ export function dealOutcome(winners, mordienneOn = true) {
   });
   const spoiled = winners.flatMap((w, i) => (w === null ? [i + 1] : []));
   const top = Math.max(...counts);
-  if (top === 0) return { counts, winner: null, tied: [], reachedAt, spoiled, mordienne: false, run: 0 };
+  if (top === 0) {
+    return { counts, winner: null, tied: [], reachedAt, spoiled, mordienne: false, run: 0,
+      points: [0, 0] };
+  }
   const tied = [0, 1, 2, 3].filter((s) => counts[s] === top);
   // R12: among the seats with the most tricks, the one that won its M-th trick earliest.
   const winner = tied.reduce((a, b) => (reachedAt[b] < reachedAt[a] ? b : a));
@@ -30,7 +34,48 @@ export function dealOutcome(winners, mordienneOn = true) {
   for (let i = winners.length - 1; i >= 0 && winners[i] === winner; i -= 1) run += 1;
   // R13/R13a: the winner's tricks are exactly the last k >= 2, in a row up to trick 9.
   const mordienne = mordienneOn && top >= 2 && winners.length === 9 && run === top;
-  return { counts, winner, tied, reachedAt, spoiled, mordienne, run };
+  const points = [0, 0];
+  points[teamOf(winner)] = mordienne ? 2 : 1;
+  return { counts, winner, tied, reachedAt, spoiled, mordienne, run, points };
+}
+
+/**
+ * Why a deal went where it did (R11-R13a), apart from the words: the facts
+ * client_cli/explain.py finds too; both are held to tests/spec/explain/*.json.
+ * @param {object} deal  deal_scored's fields (winner, points, mordienne, trick_counts) and
+ *                       `tricks` ([{winner}], the nine tricks) or null when not seen
+ * @returns {{winner: number|null, most: number, tied: number[], spoiled: number,
+ *   spoiledTricks: number[]|null, reachedAt: Object<number, number>|null,
+ *   mordienne: "run"|"all"|null, early: number[]|null, team: number|null, points: number}}
+ */
+export function dealFacts(deal) {
+  const counts = deal.trick_counts ?? [0, 0, 0, 0];
+  const winner = deal.winner ?? null;
+  const spoiled = 9 - counts.reduce((a, b) => a + b, 0);
+  const winners = Array.isArray(deal.tricks) && deal.tricks.length === 9
+    ? deal.tricks.map((tr) => tr.winner ?? null) : null;
+  if (winner === null) {
+    return { winner, most: 0, tied: [], spoiled,
+      spoiledTricks: winners ? dealOutcome(winners).spoiled : null, reachedAt: null,
+      mordienne: null, early: null, team: null, points: 0 };
+  }
+  const top = counts[winner];
+  const tied = [0, 1, 2, 3].filter((s) => s !== winner && counts[s] === top);
+  const mordienne = deal.mordienne ? (top === 9 ? "all" : "run") : null;
+  const team = teamOf(winner);
+  const points = (deal.points ?? [0, 0])[team] ?? 0;
+  if (winners === null) {
+    return { winner, most: top, tied, spoiled, spoiledTricks: null, reachedAt: null,
+      mordienne, early: null, team, points };
+  }
+  const o = dealOutcome(winners);
+  let run = 0;
+  for (let i = 8; i >= 0 && winners[i] === winner; i -= 1) run += 1;
+  const reachedAt = Object.fromEntries([winner, ...tied].map((s) => [s, o.reachedAt[s]]));
+  const early = mordienne === null && top >= 2 && run >= 1 && run < top
+    ? winners.flatMap((w, i) => (w === winner && i < 9 - run ? [i + 1] : [])) : [];
+  return { winner, most: top, tied, spoiled, spoiledTricks: o.spoiled, reachedAt, mordienne,
+    early, team, points };
 }
 
 /** "a, b and c" in the current language. */
@@ -48,61 +93,52 @@ export function list(xs) {
  */
 export function explainDeal(deal, nameOf, me = null) {
   const out = [];
-  const counts = deal.trick_counts ?? [0, 0, 0, 0];
-  const winner = deal.winner ?? null;
-  const gained = deal.points ?? [0, 0];
+  const f = dealFacts(deal);
+  const winner = f.winner;
   const you = winner !== null && winner === me ? ".you" : "";
   const who = winner !== null ? nameOf(winner) : "";
-  if (Array.isArray(deal.tricks) && deal.tricks.length === 9) {
-    const o = dealOutcome(deal.tricks.map((tr) => tr.winner ?? null));
-    if (o.spoiled.length === 9) out.push(t("deal.all_spoiled"));
-    else if (o.spoiled.length) {
-      out.push(t("deal.spoiled", { n: o.spoiled.length, tricks: list(o.spoiled.map(String)) }));
+  if (f.spoiledTricks !== null) {
+    if (f.spoiledTricks.length === 9) out.push(t("deal.all_spoiled"));
+    else if (f.spoiledTricks.length) {
+      out.push(t("deal.spoiled", { n: f.spoiledTricks.length, tricks: list(f.spoiledTricks.map(String)) }));
     }
-    if (winner === null) {
-      out.push(t("deal.nobody"));
-      return out;
-    }
-    const top = counts[winner];
-    if (o.winner === winner && o.tied.length > 1) {
-      const others = o.tied.filter((s) => s !== winner);
-      out.push(t(`deal.tie${you}`, { names: list(o.tied.map(nameOf)), n: top, who,
-        at: o.reachedAt[winner],
-        others: list(others.map((s) => t("deal.tie.other", { name: nameOf(s), at: o.reachedAt[s] }))) }));
+  } else if (f.spoiled > 0) {
+    out.push(t("deal.spoiled.count", { n: f.spoiled }));
+  }
+  if (winner === null) {
+    out.push(t("deal.nobody"));
+    return out;
+  }
+  const top = f.most;
+  if (f.reachedAt !== null) {
+    if (f.tied.length) {
+      const all = [winner, ...f.tied].sort((a, b) => a - b);
+      out.push(t(`deal.tie${you}`, { names: list(all.map(nameOf)), n: top, who,
+        at: f.reachedAt[winner],
+        others: list(f.tied.map((s) => t("deal.tie.other", { name: nameOf(s), at: f.reachedAt[s] }))) }));
     } else {
       out.push(t(`deal.most${you}`, { who, n: top }));
     }
-    if (deal.mordienne) {
-      out.push(top === 9 ? t(`deal.mordienne.all${you}`, { who })
+    if (f.mordienne) {
+      out.push(f.mordienne === "all" ? t(`deal.mordienne.all${you}`, { who })
         : t(`deal.mordienne${you}`, { who, n: top, from: 10 - top }));
-    } else if (o.winner === winner && top >= 2 && o.run >= 1 && o.run < top) {
-      const early = deal.tricks.flatMap((tr, i) => (tr.winner === winner && i < 9 - o.run
-        ? [i + 1] : []));
-      out.push(t(`deal.no_mordienne${you}`, { who, n: o.run, k: early.length,
-        tricks: list(early.map(String)) }));
+    } else if (f.early.length) {
+      out.push(t(`deal.no_mordienne${you}`, { who, n: top - f.early.length, k: f.early.length,
+        tricks: list(f.early.map(String)) }));
     }
   } else {
-    const spoiled = 9 - counts.reduce((a, b) => a + b, 0);
-    if (spoiled > 0) out.push(t("deal.spoiled.count", { n: spoiled }));
-    if (winner === null) {
-      out.push(t("deal.nobody"));
-      return out;
-    }
-    const top = counts[winner];
-    const tied = [0, 1, 2, 3].filter((s) => counts[s] === top && s !== winner);
-    out.push(tied.length
-      ? t(`deal.tie.short${you}`, { who, n: top, names: list(tied.map(nameOf)) })
+    out.push(f.tied.length
+      ? t(`deal.tie.short${you}`, { who, n: top, names: list(f.tied.map(nameOf)) })
       : t(`deal.most${you}`, { who, n: top }));
-    if (deal.mordienne) {
-      out.push(top === 9 ? t("deal.mordienne.all.short") : t("deal.mordienne.short", { n: top }));
+    if (f.mordienne) {
+      out.push(f.mordienne === "all" ? t("deal.mordienne.all.short") : t("deal.mordienne.short", { n: top }));
     }
   }
-  const team = teamOf(winner);
-  const pts = gained[team] ?? 0;
+  const pts = f.points;
   out.push(Array.isArray(deal.totals)
-    ? t("deal.score.totals", { team: teamName(team), n: pts, a: teamName(0), b: teamName(1),
+    ? t("deal.score.totals", { team: teamName(f.team), n: pts, a: teamName(0), b: teamName(1),
       pa: deal.totals[0], pb: deal.totals[1] })
-    : t("deal.score", { team: teamName(team), n: pts }));
+    : t("deal.score", { team: teamName(f.team), n: pts }));
   return out;
 }
 

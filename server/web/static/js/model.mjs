@@ -3,9 +3,13 @@
 // The server sends a snapshot (the engine's view for this viewer) after a join, spectate or
 // a resume without replay, then one event per sequence number; this model applies each
 // event to the last view, so it holds the view the engine would build for our seat. It is
-// the same logic as client_cli/model.py (the terminal client's model), plus `signal_sent`
-// (protocol 1.2) and what the screen needs to explain a deal: the tricks of the last
-// finished deal and the partner draw.
+// the same logic as client_cli/model.py (the terminal client's model): both are held to
+// one specification, tests/spec/model/*.json (docs/ARCHITECTURE.md), plus what the screen
+// needs to explain a deal: the tricks of the last finished deal and the partner draw.
+//
+// Whose turn it is comes only from the server: a `turn` event or a snapshot's `to_act`.
+// Every event that ends a turn clears it until the next `turn` (a guessed turn flashes
+// "your turn" on a page whose turn it is not, and made the network bot play an empty hand).
 //
 // Protocol 1.3, as client_cli/model.py does it: a table may play several matches (a
 // rematch), and deals_committed opens each one with a fresh view, so the screen resets to
@@ -281,7 +285,7 @@ export class TableModel {
     const chanter = Boolean(v.options?.chanter);
     Object.assign(v, {
       deal_number: e.deal_number, dealer, phase: chanter ? "chanter_vote" : "play",
-      to_act: leftOf(dealer), hand: [], hand_sizes: [9, 9, 9, 9], leader: leftOf(dealer),
+      to_act: null, hand: [], hand_sizes: [9, 9, 9, 9], leader: leftOf(dealer),
       trick: [], tricks: [], trick_counts: [0, 0, 0, 0], chanter_votes: [null, null, null, null],
       signals: [], discarded: [], signals_sent: [],
     });
@@ -294,7 +298,7 @@ export class TableModel {
 
   _on_chanter_vote(v, e) {
     v.chanter_votes[e.seat] = e.vote;
-    v.to_act = leftOf(e.seat);
+    v.to_act = null;
   }
 
   /** R9: all four agreed: the talon goes to the dealer's left and the dealer. */
@@ -305,12 +309,11 @@ export class TableModel {
       v.phase = "chanter_discard";
       v.hand_sizes[first] += 6;
       v.hand_sizes[dealer] += 6;
-      v.to_act = first;
     } else {
       v.phase = "play";
       v.leader = first;
-      v.to_act = first;
     }
+    v.to_act = null;
   }
 
   _on_talon_dealt(v, e) {
@@ -331,24 +334,20 @@ export class TableModel {
         this.stale = true; // discarded from another page (or before a reload): which six?
       }
     }
-    if (seat === leftOf(dealer)) {
-      v.to_act = dealer;
-    } else {
+    if (seat !== leftOf(dealer)) {
       v.phase = "play";
       v.leader = leftOf(dealer);
-      v.to_act = leftOf(dealer);
     }
+    v.to_act = null;
   }
 
-  /** R10: any card; the turn passes clockwise. After the fourth card nobody acts until
-   *  trick_done says who won (R11): guessing the next seat would flash "your turn" on a
-   *  page whose turn it is not. */
+  /** R10: any card; the turn passes clockwise, as the server's next turn will say. */
   _on_card_played(v, e) {
     this.gathered = null;
     v.trick.push([e.seat, e.card]);
     v.hand_sizes[e.seat] = Math.max(0, v.hand_sizes[e.seat] - 1);
     if (e.seat === this.seat) v.hand = v.hand.filter((c) => c !== e.card);
-    v.to_act = v.trick.length < 4 ? leftOf(e.seat) : null;
+    v.to_act = null;
   }
 
   /** R11: the winner leads next; after a spoiled trick the same leader leads again. */
@@ -363,8 +362,7 @@ export class TableModel {
     } else {
       v.leader = e.leader;
     }
-    // After the ninth trick nobody acts until the deal is scored.
-    v.to_act = v.tricks.length < 9 ? v.leader : null;
+    v.to_act = null; // the next turn says who leads (none after the ninth trick)
   }
 
   /** R12/R13: the deal's result joins the match history. */

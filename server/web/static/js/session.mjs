@@ -1,8 +1,9 @@
 // The client's side of a session, sans I/O: frames and commands in, frames and decisions out.
 //
 // This is a port of ClientSession in protocol/session.py (the Python reference the terminal
-// client and the network bot run) and follows it rule for rule, so the two clients cannot
-// drift apart; keep them in step. What docs/PROTOCOL.md says about a session lives here:
+// client and the network bot run); both are held to one specification, the vectors of
+// tests/spec/session/ (docs/ARCHITECTURE.md), so a drift fails the suite. What
+// docs/PROTOCOL.md says about a session lives here:
 // hello first; command ids unique for the session's whole life, across reconnects (the
 // counter is restored from storage); a command's ok before the events it caused; one
 // gap-free sequence per table and viewer; heads (table_changed + snapshot) re-base it and
@@ -53,8 +54,16 @@ export const KNOWN_EVENTS = new Set([
   "turn_timed_out",
 ]);
 
-/** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows). */
+/** Refusals of a hello that mean "later", not "never" (close 1013 or 1001 follows): a
+ *  returning session reconnects; a new one is told why at once. */
 const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_down", "server_busy"]);
+
+/**
+ * Commands not sent again after a drop unless the caller says so: read-only, or redone by
+ * the session itself (every welcome resumes each table). Their callers hear at the drop
+ * that no reply will come, as protocol/session.py's NOT_RESENT.
+ */
+export const NOT_RESENT = new Set(["ping", "resume", "list_tables"]);
 
 /** Commands whose ok seats us (seat in the result) and is followed by the table's head. */
 const HEAD_COMMANDS = new Set(["create_table", "join"]);
@@ -62,6 +71,24 @@ const HEAD_COMMANDS = new Set(["create_table", "join"]);
 const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x)
   && !(x instanceof Uint8Array);
 const isInt = (x) => Number.isSafeInteger(x);
+
+const isText = (x) => typeof x === "string";
+
+/**
+ * What each server message must hold to be read (protocol/messages.py's required fields);
+ * a message of another type is from a newer version, or a bug: skipped, as
+ * protocol.decode_server refuses it (PROTOCOL.md: ignore unknown top-level types).
+ */
+const SERVER_MESSAGES = {
+  welcome: (m) => isInt(m.id) && isInt(m.version) && isText(m.session)
+    && isText(m.player_id) && isText(m.name),
+  ok: (m) => isInt(m.id),
+  error: (m) => (m.id === null || m.id === undefined || isInt(m.id))
+    && (m.code === undefined || isText(m.code)),
+  pong: (m) => isInt(m.id),
+  event: (m) => isText(m.table) && isInt(m.seq) && (m.event === null || m.event === undefined
+    || (isObject(m.event) && isText(m.event.type))),
+};
 
 /** The server's frame as a map with a string `type`, or null (skip what we cannot read). */
 export function decodeServer(frame) {
@@ -71,13 +98,8 @@ export function decodeServer(frame) {
   } catch {
     return null;
   }
-  if (!isObject(msg) || typeof msg.type !== "string") return null;
-  if (msg.type === "event") {
-    if (typeof msg.table !== "string" || !isInt(msg.seq)) return null;
-    if (msg.event !== null && msg.event !== undefined
-        && (!isObject(msg.event) || typeof msg.event.type !== "string")) return null;
-  }
-  return msg;
+  if (!isObject(msg) || !Object.hasOwn(SERVER_MESSAGES, msg.type)) return null;
+  return SERVER_MESSAGES[msg.type](msg) ? msg : null;
 }
 
 export class ClientSession {
@@ -144,9 +166,11 @@ export class ClientSession {
   /**
    * Build a command; returns [id, outputs]. `resend` commands that get no reply before a
    * drop are sent again, with the same id, after the next welcome (the server answers a
-   * repeated id with its first reply and never applies it twice).
+   * repeated id with its first reply and never applies it twice); by default all but
+   * those of NOT_RESENT.
    */
-  command(type, fields = {}, { resend = true, id = null } = {}) {
+  command(type, fields = {}, { resend = null, id = null } = {}) {
+    resend ??= !NOT_RESENT.has(type);
     const cid = id ?? this._newId();
     const frame = encode({ type, id: cid, ...fields });
     const table = typeof fields.table === "string" ? fields.table : null;
@@ -188,7 +212,7 @@ export class ClientSession {
     if (this.state === "hello_sent" && msg.id === this._helloId) return this._helloReply(msg);
     const id = msg.id;
     const pending = isInt(id) ? this.pending.get(id) : undefined;
-    if (pending === undefined || !["ok", "error", "pong"].includes(msg.type)) return [];
+    if (pending === undefined || msg.type === "welcome") return []; // a welcome out of place
     if (msg.type === "error" && msg.code === "shutting_down" && pending.resend) {
       return []; // not applied; the server is going away: resend after reconnecting
     }
@@ -200,7 +224,7 @@ export class ClientSession {
   }
 
   _helloReply(msg) {
-    if (msg.type === "welcome" && typeof msg.session === "string") {
+    if (msg.type === "welcome") {
       this.token = msg.session;
       this.playerId = msg.player_id;
       this.version = msg.version;
@@ -224,9 +248,11 @@ export class ClientSession {
       for (const [id, p] of [...this.pending]) if (p.table !== null) this.pending.delete(id);
       return [{ kind: "session_lost" }, ...this.connect()];
     }
-    if (msg.type === "error" && RETRY_HELLO.has(msg.code)) {
-      // Differs from protocol/session.py, which gives up here: PROTOCOL.md says to come
-      // back later (the server closes with 1013 or 1001 next; the caller backs off).
+    if (msg.type === "error" && RETRY_HELLO.has(msg.code) && this.token) {
+      // A returning session refused for now; the server closes (1013 or 1001) and the
+      // caller reconnects with backoff: the session, its tables and its unanswered moves
+      // are kept for the next hello. A new session has nothing to come back to: the
+      // person is told why at once (tests/spec/session/hello_later_new_session.json).
       this.state = "disconnected";
       return [];
     }

@@ -1,0 +1,185 @@
+"""The client connection's socket (:class:`client_cli.connection.Connection` is the whole):
+open it and say hello, feed every frame to the protocol's ``ClientSession``, and when it
+drops, reconnect with backoff until the session says reconnecting would not help."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import websockets
+from websockets.asyncio.client import ClientConnection, connect
+
+import protocol
+from protocol.session import ClientOutput, ClientSession, ClientState
+
+from .model import TableModel
+from .sessions import SessionFile
+
+log = logging.getLogger(__name__)
+
+#: ``on_event(model, seq, event, before)``: ``before`` is the table's lobby info before the
+#: event (a ``table_changed`` replaces it).
+EventCallback = Callable[[TableModel, int, protocol.EventPayload, protocol.TableInfo | None],
+                         None]
+StatusCallback = Callable[[str, str], None]
+
+#: Seconds between reconnection attempts (then the last value, forever).
+BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0)
+#: How long a hello may wait for its welcome.
+HELLO_TIMEOUT_S = 10.0
+
+
+class ConnectionFailed(Exception):
+    """The connection cannot be (re)established: bad URL, refused, or a fatal close."""
+
+
+
+class Link:
+    """The socket's life. The state is the connection's (set in ``Connection.__init__``);
+    what the session says is carried out by :meth:`_carry_out` (``client_cli.tables``)."""
+
+    url: str
+    name: str
+    on_event: EventCallback
+    on_status: StatusCallback
+    reply_timeout: float
+    tables: dict[str, TableModel]
+    #: With a session file, the session (token and command ids) survives a restart.
+    sessions: SessionFile | None
+    session: ClientSession
+    restored: bool
+    _id_limit: int
+    _futures: dict[int, asyncio.Future[Any]]
+    _ws: ClientConnection | None
+    _welcomed: asyncio.Event
+    _runner: asyncio.Task[None] | None
+    _closing: bool
+    _tasks: set[asyncio.Task[Any]]
+    _resuming: dict[int, str]       # resume ids sent after a reconnect -> table
+    _replaying: dict[str, int]      # table -> replayed events still to come
+    _resumed: list[str] | None
+    dead: str | None                # why the connection gave up for good
+    reconnects: int
+    _last_sent: float
+
+    async def _carry_out(self, outputs: Iterable[ClientOutput]) -> None:
+        raise NotImplementedError   # client_cli.tables.Tables
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def token(self) -> str | None:
+        return self.session.token
+
+    @property
+    def player_id(self) -> str | None:
+        return self.session.player_id
+
+    @property
+    def server_name(self) -> str:
+        return self.session.name
+
+    @property
+    def online(self) -> bool:
+        return self.session.state is ClientState.OPEN and self._ws is not None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def _open(self) -> asyncio.Task[int | None]:
+        """A socket, a hello, and the welcome (the session then resumes our tables and
+        resends what got no answer by itself). Returns the socket's reader task."""
+        ws = await connect(self.url, compression=None, open_timeout=5,
+                           max_size=protocol.MAX_SERVER_FRAME_BYTES,
+                           ping_interval=protocol.PING_INTERVAL_S, ping_timeout=20,
+                           close_timeout=2)
+        self._ws = ws
+        self._welcomed.clear()
+        reader = asyncio.get_running_loop().create_task(self._read(ws))
+        await self._carry_out(self.session.connect())
+        waiter = asyncio.ensure_future(self._welcomed.wait())
+        try:
+            await asyncio.wait({waiter, reader}, timeout=HELLO_TIMEOUT_S,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if self._welcomed.is_set():
+            return reader
+        reader.cancel()
+        with contextlib.suppress(Exception):
+            await ws.close()
+        if self.dead:
+            raise ConnectionFailed(self.dead)
+        raise TimeoutError("no welcome from the server")
+
+    async def _run(self, reader: asyncio.Task[int | None]) -> None:
+        """Wait for the socket to drop; then reconnect (with backoff) until told to stop."""
+        try:
+            while not self._closing:
+                await reader
+                if self._closing or self.dead:
+                    return
+                self.on_status("lost", "Connection to the server lost; reconnecting…")
+                new = await self._reconnect()
+                if new is None:
+                    return
+                reader = new
+        except Exception as exc:   # a client bug must not leave the user silently offline
+            log.exception("connection loop failed")
+            self._give_up(f"the client's connection failed: {exc}")
+
+    async def _reconnect(self) -> asyncio.Task[int | None] | None:
+        for attempt in itertools.count():
+            if self._closing or self.dead:
+                return None
+            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            try:
+                reader = await self._open()
+            except ConnectionFailed as exc:
+                self._give_up(str(exc))
+                return None
+            except (OSError, websockets.WebSocketException, TimeoutError):
+                continue
+            self.reconnects += 1
+            return reader
+        return None
+
+    def _give_up(self, why: str) -> None:
+        if self.dead:
+            return
+        self.dead = why
+        self._closing = True
+        self._fail_all(ConnectionFailed(why))
+        self.on_status("fatal", why)
+
+    async def _read(self, ws: ClientConnection) -> int | None:
+        """Feed every frame of one socket to the session; return its close code."""
+        try:
+            async for frame in ws:
+                if isinstance(frame, bytes):
+                    await self._carry_out(self.session.receive(frame))
+        except websockets.ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("reader failed")
+        finally:
+            if self._ws is ws:
+                self._ws = None
+            if not self._closing:
+                await self._carry_out(self.session.connection_lost(ws.close_code))
+        return ws.close_code
+
+    def _fail_all(self, exc: Exception) -> None:
+        for cid, future in list(self._futures.items()):
+            if not future.done():
+                future.set_exception(exc)
+            self._futures.pop(cid, None)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
