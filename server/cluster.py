@@ -69,6 +69,8 @@ class HeldTable(Protocol):
 
     def hear(self, message: bytes | None) -> None: ...
 
+    async def send_beacon(self) -> None: ...
+
 
 class Directory(Protocol):
     """The tables this process holds (the lobby): what the keeper and the bus go through."""
@@ -247,7 +249,13 @@ class Cluster:
         self._last_beat = now
         self.renewals += 1
         live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
+        joined = live - self.live
         changed, self.live = live != self.live, live
+        if joined:
+            # Alone, this process did not publish its commits; a process that has just
+            # joined may have loaded a table before one of them. Tell it where each
+            # table is: a table it holds that is behind catches up.
+            await self._beacons(tables)
         self._ticks += 1
         # Who holds what only changes when a process comes or goes (or this one stalled,
         # and may have been given up by the others): read every table's holder then, and
@@ -307,6 +315,13 @@ class Cluster:
                      holder or "nobody")
         if len(self.live) > 1:       # alone, this process's own counts are complete
             await self._refresh_owned(tables)
+
+    @staticmethod
+    async def _beacons(tables: Directory) -> None:
+        for table in tables.held():
+            if not table.closed:
+                with contextlib.suppress(StorageUnavailable):
+                    await table.send_beacon()
 
     @staticmethod
     async def _refresh_owned(tables: Directory) -> None:
