@@ -428,6 +428,26 @@ class Store:
             return int(await self._presence(keys=[self.keys.present(table_id)],
                                             args=[field, int(delta), int(ttl_s)]))
 
+    async def presence_many(self, changes: Sequence[tuple[str, str, int]], ttl_s: int) -> None:
+        """Several presence counts, ``(table, field, delta)``, in one round trip."""
+        with unavailable_on_error("presence"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id, field, delta in changes:
+                    await self._presence(keys=[self.keys.present(table_id)],
+                                         args=[field, int(delta), int(ttl_s)], client=pipe)
+                await pipe.execute()
+
+    async def presents(self, table_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+        """:meth:`present` of several tables in one round trip."""
+        async def read() -> list[dict[bytes | str, bytes | str]]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id in table_ids:
+                    pipe.hgetall(self.keys.present(table_id))
+                return await pipe.execute()
+        raw = await self._proven("presence of tables", read)
+        return {tid: {_text(k): int(v) for k, v in counts.items()}
+                for tid, counts in zip(table_ids, raw, strict=True)}
+
     async def present(self, table_id: str) -> dict[str, int]:
         """``{"<process>|<player>": connections}`` at a table, over every process."""
         raw = await self._proven(f"presence at {table_id}",

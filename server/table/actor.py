@@ -328,6 +328,11 @@ class Table:
         if await self.presence.refresh(self.store):
             self.clock.poke()
 
+    def adopt_presence(self, stored: dict[str, int]) -> None:
+        """The presence counts as the store has them (read for many tables at once)."""
+        if self.presence.adopt(stored):
+            self.clock.poke()
+
     async def seat_presence(self, seat: int) -> None:
         """Record whether the human in ``seat`` has a live connection here (news only).
 
