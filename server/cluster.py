@@ -47,6 +47,9 @@ from .supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 
+#: Presence changes written in one round trip at most.
+PRESENCE_BATCH = 500
+
 
 class HeldTable(Protocol):
     """A table as the cluster sees it: whether this process runs it, and a way in for the
@@ -67,7 +70,11 @@ class HeldTable(Protocol):
 
     async def refresh_presence(self) -> None: ...
 
+    def adopt_presence(self, stored: dict[str, int]) -> None: ...
+
     def hear(self, message: bytes | None) -> None: ...
+
+    async def send_beacon(self) -> None: ...
 
 
 class Directory(Protocol):
@@ -131,14 +138,24 @@ class Cluster:
         self._presence.put_nowait((table_id, self.field(player), delta))
 
     async def _write_presence(self) -> None:
+        """Every count waiting is written in one round trip (a busy process's comings and
+        goings cost one call per batch, not one each); a count that goes back to where it
+        was is not written at all."""
         while not self.closed:
-            table_id, field, delta = await self._presence.get()
+            changes: dict[tuple[str, str], int] = {}
+            item = await self._presence.get()
+            while True:
+                table_id, field, delta = item
+                changes[(table_id, field)] = changes.get((table_id, field), 0) + delta
+                if self._presence.empty() or len(changes) >= PRESENCE_BATCH:
+                    break
+                item = self._presence.get_nowait()
+            batch = [(t, f, d) for (t, f), d in changes.items() if d]
             for attempt in range(1000):
-                if self.closed:
-                    return
+                if self.closed or not batch:
+                    break
                 try:
-                    await self.store.presence(table_id, field, delta,
-                                              self.settings.table_key_ttl_s)
+                    await self.store.presence_many(batch, self.settings.table_key_ttl_s)
                     break
                 except StorageUnavailable:
                     await asyncio.sleep(min(5.0, 0.1 * 2 ** attempt))
@@ -247,7 +264,13 @@ class Cluster:
         self._last_beat = now
         self.renewals += 1
         live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
+        joined = live - self.live
         changed, self.live = live != self.live, live
+        if joined:
+            # Alone, this process did not publish its commits; a process that has just
+            # joined may have loaded a table before one of them. Tell it where each
+            # table is: a table it holds that is behind catches up.
+            await self._beacons(tables)
         self._ticks += 1
         # Who holds what only changes when a process comes or goes (or this one stalled,
         # and may have been given up by the others): read every table's holder then, and
@@ -309,12 +332,22 @@ class Cluster:
             await self._refresh_owned(tables)
 
     @staticmethod
-    async def _refresh_owned(tables: Directory) -> None:
-        """The presence counts of the tables this process runs (other processes'
-        connections count too). Walks a snapshot: tables made meanwhile wait a beat."""
+    async def _beacons(tables: Directory) -> None:
         for table in tables.held():
-            if table.owned and not table.closed:
-                await table.refresh_presence()
+            if not table.closed:
+                with contextlib.suppress(StorageUnavailable):
+                    await table.send_beacon()
+
+    async def _refresh_owned(self, tables: Directory) -> None:
+        """The presence counts of the tables this process runs (other processes'
+        connections count too), read in one round trip. Walks a snapshot: tables made
+        meanwhile wait a beat."""
+        owned = [t for t in tables.held() if t.owned and not t.closed]
+        if not owned:
+            return
+        stored = await self.store.presents([t.id for t in owned])
+        for table in owned:
+            table.adopt_presence(stored.get(table.id, {}))
 
     async def acquire(self, table_id: str) -> bool:
         """A table this process just created is its own to run."""

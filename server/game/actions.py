@@ -1,13 +1,15 @@
 """What a seat can do: the engine's actions, as small frozen values with a plain-data form.
 
 A match is its options, its seed and the list of actions applied (docs/ARCHITECTURE.md
-convention 2): ``to_dict``/``action_from_dict`` are that list's storage format.
+convention 2): ``to_dict``/``action_from_dict`` (or msgspec, which encodes and decodes
+them as they are) are that list's storage format.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from protocol import vocab
 
@@ -19,48 +21,43 @@ SIGNALS = vocab.SIGNALS
 SIGNAL_CARD = vocab.SIGNAL_CARD
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class _ActionBase(msgspec.Struct, frozen=True, tag_field="type"):
+    """An action's storage form is its fields with its kind as ``type`` (msgpack or JSON):
+    ``{"type": "play", "seat": 1, "card": "3o"}``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return msgspec.to_builtins(self)  # type: ignore[no-any-return]
+
+
+class Play(_ActionBase, frozen=True, tag="play"):
     seat: int
     card: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "play", "seat": self.seat, "card": self.card}
 
-
-@dataclass(frozen=True, slots=True)
-class ChanterVote:
+class ChanterVote(_ActionBase, frozen=True, tag="chanter_vote"):
     seat: int
     vote: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "chanter_vote", "seat": self.seat, "vote": self.vote}
 
-
-@dataclass(frozen=True, slots=True)
-class Discard:
+class Discard(_ActionBase, frozen=True, tag="discard"):
     seat: int
     cards: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "discard", "seat": self.seat, "cards": list(self.cards)}
 
-
-@dataclass(frozen=True, slots=True)
-class Signal:
+class Signal(_ActionBase, frozen=True, tag="signal"):
     seat: int
     signal: str
     n: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "signal", "seat": self.seat, "signal": self.signal, "n": self.n}
 
 
 Action = Play | ChanterVote | Discard | Signal
 
 
 def action_from_dict(data: dict[str, Any]) -> Action:
-    """Rebuild an action from its plain-data form; anything malformed is an InvalidAction."""
+    """Rebuild an action from its plain-data form; a malformed one is an InvalidAction.
+
+    Field values are not checked here but by the engine, which refuses a card that is not
+    one of the 48 codes as an unknown card (R2), whatever its type."""
     try:
         kind = data["type"]
         seat = data["seat"]

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import protocol
 from protocol import ErrorCode, ServiceError
 from protocol.results import CreateResult, RecordResult, TablesPage
+from server.game import Match
 from server.store import StorageUnavailable, Store, VersionConflict
 
 from ..botrunner import BotRunner
@@ -31,6 +32,7 @@ from ..config import Settings
 from ..looplag import LoopLag
 from ..supervisor import Supervisor
 from ..table import Table, mutations
+from ..table.delta import restore
 from ..table.fanout import number_events
 from ..table.mutations import Work
 from ..table.state import TableState, encode_lobby_entry, lobby_entry
@@ -129,8 +131,8 @@ class Lobby:
                                "right now; join one or try again shortly",
                                details={"retry_after_ms": self.busy.retry_after_ms()})
         async with self.openings.opening(player, address, new=True):
-            state, version = await self._store_new(tid, viewer, cmd)
-        table = self.registry.hold(state, version)
+            state, version, match = await self._store_new(tid, viewer, cmd)
+        table = self.registry.hold(state, version, match)
         self.openings.made_from(tid, address)
         with contextlib.suppress(StorageUnavailable):
             if await self.cluster.acquire(tid):     # its creator's process runs it
@@ -140,13 +142,14 @@ class Lobby:
         return table
 
     async def _store_new(self, tid: str, viewer: Viewer, cmd: protocol.CreateTable,
-                         ) -> tuple[TableState, int]:
+                         ) -> tuple[TableState, int, Match | None]:
         s = self.settings
         state = mutations.new_table(tid, viewer.player, viewer.name, cmd, self.clock(),
                                     s.max_bot_budget, bot=viewer.bot)
         work = Work(state, None, now=self.clock())
         work.table_changed()
         events = number_events(state, work.events, work.watchers)
+        match = None
         try:
             version = await self.store.create_table(
                 tid, state.to_bytes(), [(e.gseq, e.pack()) for e in events],
@@ -157,12 +160,12 @@ class Lobby:
             if loaded is None:
                 raise ServiceError(ErrorCode.CONFLICT, "the table could not be created; "
                                    "send it again with the same id") from None
-            version, raw = loaded
-            state = TableState.from_bytes(raw)
+            version = loaded.version
+            state, match = restore(loaded)
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage is unavailable; nothing was created") from None
-        return state, version
+        return state, version, match
 
     # ------------------------------------------------------------------ clean-up
 

@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 import msgspec
 
-from protocol import CommandError, ErrorCode, ServiceError
+from protocol import CommandError, ErrorCode, RuleError, ServiceError
+from server.game import Match
 from server.store import StorageUnavailable, Store
 from server.store.keys import check_id
 
@@ -29,6 +30,7 @@ from ..cluster import Cluster
 from ..config import Settings
 from ..supervisor import Supervisor
 from ..table import Table
+from ..table.delta import restore
 from ..table.state import TableState
 
 log = logging.getLogger(__name__)
@@ -86,10 +88,10 @@ class Registry:
             loaded = await self.store.load_table(table_id)
             table = None
             if loaded is not None:
-                version, raw = loaded
                 try:
-                    table = self.hold(TableState.from_bytes(raw), version)
-                except (ValueError, TypeError, KeyError, msgspec.ValidationError):
+                    state, match = restore(loaded)
+                    table = self.hold(state, loaded.version, match)
+                except (ValueError, TypeError, KeyError, msgspec.ValidationError, RuleError):
                     log.exception("table %s: unreadable stored state; left alone", table_id)
             future.set_result(table)
             return table
@@ -111,13 +113,13 @@ class Registry:
 
     # ------------------------------------------------------------------ holding
 
-    def hold(self, state: TableState, version: int) -> Table:
+    def hold(self, state: TableState, version: int, match: Match | None = None) -> Table:
         """Hold a table here: hear its commits, run its scope."""
         existing = self.tables.get(state.id)
         if existing is not None:
             return existing
         table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
-                      membership=self.cluster, clock=self.clock)
+                      membership=self.cluster, match=match, clock=self.clock)
         self.tables[state.id] = table
         self.cluster.watch(state.id)
         self._run(table)

@@ -30,7 +30,7 @@ from server.store.errors import (
 )
 from server.store.keys import hash_token
 from server.store.runtime import Storage, StorageConfig, open_storage
-from server.store.store import Store
+from server.store.store import Store, StoredTable
 
 __all__ = [
     "DataDirInUse",
@@ -44,6 +44,7 @@ __all__ = [
     "Store",
     "StoreEmpty",
     "StoreError",
+    "StoredTable",
     "VersionConflict",
     "connect",
     "hash_token",

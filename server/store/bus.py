@@ -50,14 +50,23 @@ def unpack_entry(gseq: int, raw: bytes) -> Entry | None:
 
 class TableCommit(msgspec.Struct, array_like=True, frozen=True):
     """A commit, as the other processes holding the table hear it: the process that made
-    it, the table's new version (:data:`CLOSED` when the table was swept), the new
-    document, the events, and when it was sent (for the cluster's lag figure)."""
+    it, the table's new version (:data:`CLOSED` when the table was swept), the events, when
+    it was sent (for the cluster's lag figure), and what changed: the whole new document
+    (``doc``), or the table's own delta of a light commit (``delta``; issue 32), or
+    neither: a *beacon* saying only which version the table is at (a process that was
+    alone did not publish its commits; a newcomer that is behind catches up).
+
+    ``reply_to`` and ``reply`` are the command's answer, as the commit remembered it: the
+    other processes keep it too, so a resent command finds it wherever it lands."""
 
     process: str
     version: int
     doc: bytes
     events: list[Entry]
     sent: float
+    delta: bytes = b""
+    reply_to: str = ""
+    reply: bytes = b""
 
     def encode(self) -> bytes:
         return _COMMIT_ENCODER.encode(self)

@@ -85,6 +85,10 @@ class Keys:
     def log(self, table_id: str) -> str:
         return f"{self.prefix}:{self.table_tag(table_id)}:log"
 
+    def deltas(self, table_id: str) -> str:
+        """The changes committed since the document was last written whole, in order."""
+        return f"{self.prefix}:{self.table_tag(table_id)}:deltas"
+
     def review(self, table_id: str, match: int, seat: int) -> str:
         """The expert's review of seat ``seat`` in match number ``match`` (issue 28)."""
         return f"{self.prefix}:{self.table_tag(table_id)}:review:{int(match)}:{int(seat)}"

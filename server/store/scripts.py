@@ -8,15 +8,15 @@ lost, the retry finds its own nonce and reports success instead of a bogus confl
 
 from __future__ import annotations
 
-# KEYS: doc hash, log list. ARGV: doc, nonce, ttl seconds (0: none), lobby info, entries...
-# Returns {1, 1} on success, {0, current version} if the table exists.
+# KEYS: doc hash, log list, deltas list. ARGV: doc, nonce, ttl seconds (0: none), lobby
+# info, entries... Returns {1, 1} on success, {0, current version} if the table exists.
 CREATE = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
 if cur[1] then
   if cur[2] == ARGV[2] and cur[1] == '1' then return {1, 1} end
   return {0, tonumber(cur[1])}
 end
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1], 'nonce', ARGV[2], 'info', ARGV[4])
 if #ARGV >= 5 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 5, #ARGV)) end
 local ttl = tonumber(ARGV[3])
@@ -27,18 +27,20 @@ end
 return {1, 1}
 """
 
-# KEYS: doc hash, log list, replies list, events channel, record strings... (all of one
-# table's hash tag; the channel is declared as a key so that a Redis Cluster routes the
-# sharded publish to the table's slot).
-# ARGV: expected version, doc, nonce, log_max, ttl (0: none), reply entry ('' for none),
-#       replies kept, replies ttl, record ('' for none), record ttl (0: none),
+# KEYS: doc hash, log list, replies list, events channel, deltas list, record strings...
+# (all of one table's hash tag; the channel is declared as a key so that a Redis Cluster
+# routes the sharded publish to the table's slot).
+# ARGV: expected version, doc or delta, nonce, log_max, ttl (0: none), reply entry ('' for
+#       none), replies kept, replies ttl, record ('' for none), record ttl (0: none),
 #       lobby info ('' for unchanged), event message ('' for none), 'publish' or
-#       'spublish', entries...
+#       'spublish', 'doc' or 'delta', entries...
 # Returns {1, new version}, {0, current version} on conflict, {0, -1} if no table.
 # The reply and the record are written in the same script as the state they belong to, so
 # an acknowledged command always has its remembered reply, and a finished match always
 # has its record: neither can be lost between two writes. The event message reaches the
 # other server processes in the same round trip (issue 11): one call per command.
+# A 'doc' commit writes the whole document and starts the deltas afresh; a 'delta' commit
+# appends what changed (issue 32): the table is its document followed by its deltas.
 COMMIT = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
 if not cur[1] then return {0, -1} end
@@ -49,13 +51,20 @@ if v ~= expected then
   return {0, v}
 end
 local nv = v + 1
-redis.call('HSET', KEYS[1], 'version', nv, 'doc', ARGV[2], 'nonce', ARGV[3])
+local ttl = tonumber(ARGV[5])
+if ARGV[14] == 'delta' then
+  redis.call('HSET', KEYS[1], 'version', nv, 'nonce', ARGV[3])
+  redis.call('RPUSH', KEYS[5], ARGV[2])
+  if ttl > 0 then redis.call('EXPIRE', KEYS[5], ttl) end
+else
+  redis.call('HSET', KEYS[1], 'version', nv, 'doc', ARGV[2], 'nonce', ARGV[3])
+  redis.call('DEL', KEYS[5])
+end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'info', ARGV[11]) end
-for i = 14, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
+for i = 15, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
-local ttl = tonumber(ARGV[5])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
@@ -67,7 +76,7 @@ if ARGV[6] ~= '' then
 end
 if ARGV[9] ~= '' then
   local rttl = tonumber(ARGV[10])
-  for k = 5, #KEYS do
+  for k = 6, #KEYS do
     if rttl > 0 then
       redis.call('SET', KEYS[k], ARGV[9], 'EX', rttl)
     else
@@ -77,6 +86,14 @@ if ARGV[9] ~= '' then
 end
 if ARGV[12] ~= '' then redis.call(ARGV[13], KEYS[4], ARGV[12]) end
 return {1, nv}
+"""
+
+# KEYS: doc hash, deltas list. Returns {version, doc, {deltas...}} read together (the
+# document and the changes after it), or {} if there is no table.
+LOAD_TABLE = """
+local cur = redis.call('HMGET', KEYS[1], 'version', 'doc')
+if not cur[1] or not cur[2] then return {} end
+return {cur[1], cur[2], redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 
 # KEYS: log list, doc hash. ARGV: after_seq.

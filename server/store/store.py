@@ -19,7 +19,7 @@ import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
@@ -74,6 +74,16 @@ def _nonce() -> bytes:
     return os.urandom(12)
 
 
+class StoredTable(NamedTuple):
+    """A table as stored: its version, its document as last written whole, and the deltas
+    committed since, oldest first (each of them the table's own format: the store keeps
+    bytes)."""
+
+    version: int
+    doc: bytes
+    deltas: list[bytes]
+
+
 class Store:
     """All persistence the server needs, over one ``redis.asyncio.Redis`` client.
 
@@ -98,6 +108,7 @@ class Store:
         self._create = redis.register_script(scripts.CREATE)
         self._commit = redis.register_script(scripts.COMMIT)
         self._read_log = redis.register_script(scripts.READ_LOG)
+        self._load_table = redis.register_script(scripts.LOAD_TABLE)
         self._session_hello = redis.register_script(scripts.SESSION_HELLO)
         self._session_confirm = redis.register_script(scripts.SESSION_CONFIRM)
         self._take_lease = redis.register_script(scripts.TAKE_LEASE)
@@ -233,20 +244,24 @@ class Store:
         # Same nonce on a second delivery: the script recognises its own create.
         ok, version = await self._proven(
             f"create table {table_id}",
-            lambda: self._create(keys=[keys.doc(table_id), keys.log(table_id)],
+            lambda: self._create(keys=[keys.doc(table_id), keys.log(table_id),
+                                       keys.deltas(table_id)],
                                  args=[doc, nonce, int(ttl_s), info, *entries]))
         if not ok:
             raise VersionConflict(table_id, None, int(version))
         return 1
 
-    async def load_table(self, table_id: str) -> tuple[int, bytes] | None:
-        """``(version, doc)`` of the table, or ``None`` if it does not exist."""
-        version, doc = await self._proven(
+    async def load_table(self, table_id: str) -> StoredTable | None:
+        """The table as stored, or ``None`` if it does not exist: its version, the document
+        as last written whole, and the deltas committed since (read together, in order)."""
+        keys = self.keys
+        raw = await self._proven(
             f"load table {table_id}",
-            lambda: self.redis.hmget(self.keys.doc(table_id), "version", "doc"))
-        if version is None or doc is None:
+            lambda: self._load_table(keys=[keys.doc(table_id), keys.deltas(table_id)]))
+        if not raw:
             return None
-        return int(version), _blob(doc)
+        version, doc, deltas = raw
+        return StoredTable(int(version), _blob(doc), [_blob(d) for d in deltas])
 
     async def table_ids(self) -> list[str]:
         """Ids in the table index, sorted (may include an id whose create was cut off)."""
@@ -261,6 +276,7 @@ class Store:
         log: Sequence[tuple[int, bytes]] = (),
         log_max: int = 1000,
         *,
+        delta: bool = False,
         ttl_s: int = 0,
         reply: tuple[str, bytes] | None = None,
         replies_kept: int = 64,
@@ -273,6 +289,10 @@ class Store:
     ) -> int:
         """Atomically replace the doc, bump the version and append ``log``; one round trip.
 
+        ``delta``: ``doc`` is not a whole document but what changed since the last one
+        (issue 32): it is appended to the table's deltas, which a whole document (a commit
+        without ``delta``) starts afresh. :meth:`load_table` returns both.
+
         ``log`` is ``(seq, payload)`` pairs with seqs increasing across commits (the
         table's event sequence); the log keeps the last ``log_max`` entries. If the stored
         version is not ``expected_version`` (or the table is gone), nothing is written and
@@ -284,7 +304,7 @@ class Store:
         ``record_match``, as that match's own; ``ttl_s`` renews the table keys' lifetime.
         """
         return await self._commit_with_nonce(
-            table_id, expected_version, doc, log, log_max, _nonce(), ttl_s=ttl_s,
+            table_id, expected_version, doc, log, log_max, _nonce(), delta=delta, ttl_s=ttl_s,
             reply=reply, replies_kept=replies_kept, replies_ttl_s=replies_ttl_s,
             record=record, record_ttl_s=record_ttl_s, record_match=record_match, info=info,
             publish=publish,
@@ -299,6 +319,7 @@ class Store:
         log_max: int,
         nonce: bytes,
         *,
+        delta: bool = False,
         ttl_s: int = 0,
         reply: tuple[str, bytes] | None = None,
         replies_kept: int = 64,
@@ -318,13 +339,14 @@ class Store:
         if record_match is not None:
             record_keys.append(keys.record(table_id, record_match))
         call_keys = [keys.doc(table_id), keys.log(table_id), replies_key,
-                     keys.events(table_id), *record_keys]
+                     keys.events(table_id), keys.deltas(table_id), *record_keys]
         args = [int(expected_version), doc, nonce, int(log_max), int(ttl_s),
                 reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
                 record if record is not None else b"", int(record_ttl_s),
                 info if info is not None else b"",
                 publish if publish is not None else b"",
-                "spublish" if self.sharded else "publish", *entries]
+                "spublish" if self.sharded else "publish", "delta" if delta else "doc",
+                *entries]
         # The store must prove it is down before a player hears "storage unavailable"; a
         # second delivery of this call (same nonce) is recognised, never applied twice.
         ok, version = await self._proven(f"commit table {table_id}",
@@ -353,7 +375,8 @@ class Store:
         """Remove the table's doc and log and its index entry; its record is kept."""
         keys = self.keys
         with unavailable_on_error(f"delete table {table_id}"):
-            await self.redis.delete(keys.doc(table_id), keys.log(table_id))
+            await self.redis.delete(keys.doc(table_id), keys.log(table_id),
+                                    keys.deltas(table_id))
             await self.redis.srem(keys.tables, table_id)
 
     async def lobby_infos(self, table_ids: Sequence[str]) -> dict[str, bytes]:
@@ -405,11 +428,36 @@ class Store:
             return int(await self._presence(keys=[self.keys.present(table_id)],
                                             args=[field, int(delta), int(ttl_s)]))
 
+    async def presence_many(self, changes: Sequence[tuple[str, str, int]], ttl_s: int) -> None:
+        """Several presence counts, ``(table, field, delta)``, in one round trip."""
+        with unavailable_on_error("presence"):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id, field, delta in changes:
+                    await self._presence(keys=[self.keys.present(table_id)],
+                                         args=[field, int(delta), int(ttl_s)], client=pipe)
+                await pipe.execute()
+
+    async def presents(self, table_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+        """:meth:`present` of several tables in one round trip."""
+        async def read() -> list[dict[bytes | str, bytes | str]]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id in table_ids:
+                    pipe.hgetall(self.keys.present(table_id))
+                return await pipe.execute()
+        raw = await self._proven("presence of tables", read)
+        return {tid: {_text(k): int(v) for k, v in counts.items()}
+                for tid, counts in zip(table_ids, raw, strict=True)}
+
     async def present(self, table_id: str) -> dict[str, int]:
         """``{"<process>|<player>": connections}`` at a table, over every process."""
         raw = await self._proven(f"presence at {table_id}",
                                  lambda: self.redis.hgetall(self.keys.present(table_id)))
         return {_text(k): int(v) for k, v in raw.items()}
+
+    async def publish_table(self, table_id: str, message: bytes) -> None:
+        """Publish a message on the table's channel, outside a commit (a beacon)."""
+        with unavailable_on_error(f"publish {table_id}"):
+            await self.redis.spublish(self.keys.events(table_id), message)
 
     async def publish_closed(self, table_id: str, process: str) -> None:
         """Tell the other processes a table is gone (its keys were just deleted)."""

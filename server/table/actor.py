@@ -62,14 +62,14 @@ class Origin:
 
 class Table:
     def __init__(self, state: TableState, version: int, *, store: Store, settings: Settings,
-                 bots: BotRunner, membership: Membership,
+                 bots: BotRunner, membership: Membership, match: Match | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.settings = settings
         self.membership = membership
         self.now = clock
         self.replica = Replica(state, version, store=store, settings=settings,
-                               process=membership.process)
+                               process=membership.process, match=match)
         self.replies = Replies(store, state.id)
         self.presence = Presence(state.id, membership)
         self.viewers = Viewers(state.id, self.presence)
@@ -194,15 +194,16 @@ class Table:
                 if plan.watch == "subscribe" and self.state.seat_of(player) is not None:
                     self.subscribe(viewer)   # a resent join after a reconnect: watch again
                 return
-            await self.execute(plan.mutate, Origin(viewer, cmd, plan.watch))
+            await self.execute(plan.mutate, Origin(viewer, cmd, plan.watch), light=plan.light)
 
     async def execute(self, mutate: Mutation, origin: Origin | None = None, *,
-                      force: bool = False) -> Result | None:
+                      force: bool = False, light: bool = False) -> Result | None:
         """Apply ``mutate`` to a copy, store it, then reply to ``origin`` and fan out.
 
         Must be called with the lock held. A version conflict (another process, or a write
         whose acknowledgement was lost, moved the table on) catches up and applies the
-        command again to the fresh state, so the player never sees it.
+        command again to the fresh state, so the player never sees it. ``light``: the
+        mutation only applies engine actions (it may be stored as a delta).
         """
         assert self.lock.locked()
         if self.closed:
@@ -210,7 +211,7 @@ class Table:
         for attempt in range(3):
             state = self.state
             work = Work(state.copy(), self.match.clone() if self.match else None,
-                        now=self.now(), watchers=self.presence.watchers(state))
+                        now=self.now(), watchers=self.presence.watchers(state), light=light)
             result = mutate(work)
             if not work.events and origin is None and result is None and not force:
                 return None   # nothing happened (e.g. a presence change that is not news)
@@ -220,7 +221,8 @@ class Table:
                 reply = (player, self.replies.remember(player, origin.command.id,
                                                        protocol.encode(result)))
             try:
-                change = await self.replica.commit(work, reply, self.now())
+                change = await self.replica.commit(work, reply, self.now(),
+                                                   publish=self.membership.others_alive())
             except VersionConflict:
                 log.warning("table %s: version conflict (attempt %d); catching up", self.id,
                             attempt + 1)
@@ -289,10 +291,19 @@ class Table:
         await self.follower.catch_up()
 
     def _show_heard(self, change: Change) -> None:
-        """Another process changed the table: its answers to commands are in the store."""
-        if change.outcome is not Outcome.UNCHANGED:
+        """Another process changed the table: the answer its message carries is kept here
+        too; a change read from the store (a catch-up) does not say, so the answers are
+        read from the store again."""
+        if change.reply is not None:
+            self.replies.learn(*change.reply)
+        elif change.outcome is not Outcome.UNCHANGED and not change.replies_known:
             self.replies.clear()
         self._show(change)
+
+    async def send_beacon(self) -> None:
+        """Tell the other processes which version this table is at (a process that joined
+        while this one was alone has not heard its commits: it catches up)."""
+        await self.store.publish_table(self.id, self.replica.beacon(self.now()))
 
     async def take_over(self) -> None:
         """This process has just taken the table's lease: whoever the seats' connections
@@ -315,6 +326,11 @@ class Table:
     async def refresh_presence(self) -> None:
         """The other processes' presence counts, read from the store."""
         if await self.presence.refresh(self.store):
+            self.clock.poke()
+
+    def adopt_presence(self, stored: dict[str, int]) -> None:
+        """The presence counts as the store has them (read for many tables at once)."""
+        if self.presence.adopt(stored):
             self.clock.poke()
 
     async def seat_presence(self, seat: int) -> None:

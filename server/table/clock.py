@@ -69,7 +69,7 @@ class Clocked(Protocol):
 
     def watched(self) -> bool: ...
 
-    async def execute(self, mutate: Mutation) -> Result | None: ...
+    async def execute(self, mutate: Mutation, *, light: bool = False) -> Result | None: ...
 
 
 class TableClock:
@@ -156,7 +156,7 @@ class TableClock:
             case "signals":
                 signals = self._bot_signals()
                 async with table.lock:
-                    await table.execute(lambda w: self._send_signals(w, signals))
+                    await table.execute(lambda w: self._send_signals(w, signals), light=True)
             case "bot" | "timer":
                 await self._move(due)
 
@@ -179,7 +179,7 @@ class TableClock:
             if not table.owned or not table.watched():
                 return   # paused (nobody watches) or another process runs the table now
             timer = due.kind == "timer"
-            await table.execute(lambda w: self._bot_move(w, seat, action, timer))
+            await table.execute(lambda w: self._bot_move(w, seat, action, timer), light=True)
 
     def bot_seed(self, seat: int, what: str) -> str:
         """A bot's randomness for this turn: the table's secret seed, the match (a rematch

@@ -40,6 +40,8 @@ class Plan:
 
     mutate: Mutation
     watch: Watch = None
+    #: The mutation only applies engine actions: it may be stored as a delta (issue 32).
+    light: bool = False
 
 
 #: Whose turn it is, precisely enough that a bot asked about one turn never plays another.
@@ -78,16 +80,17 @@ def plan_for(cmd: protocol.Command, player: str, name: str,
             return Plan(partial(mutations.let_bot_play, player=player, seat=away_seat))
         # The game's commands become engine actions once the player's seat is known.
         case protocol.Play(card=card):
-            return Plan(partial(mutations.act, player=player, action=partial(Play, card=card)))
+            return Plan(partial(mutations.act, player=player, action=partial(Play, card=card)),
+                        light=True)
         case protocol.ChanterVote(vote=vote):
             return Plan(partial(mutations.act, player=player,
-                                action=partial(ChanterVote, vote=vote)))
+                                action=partial(ChanterVote, vote=vote)), light=True)
         case protocol.Discard(cards=cards):
             return Plan(partial(mutations.act, player=player,
-                                action=partial(Discard, cards=tuple(cards))))
+                                action=partial(Discard, cards=tuple(cards))), light=True)
         case protocol.Signal(signal=signal, n=n):
             return Plan(partial(mutations.act, player=player,
-                                action=partial(Signal, signal=signal, n=n)))
+                                action=partial(Signal, signal=signal, n=n)), light=True)
     raise CommandError(ErrorCode.UNKNOWN_TYPE, f"{type(cmd).__name__} is not a table command")
 
 

@@ -73,6 +73,11 @@ class Work:
     #: Players watching the table without a seat (a connection open) when the command
     #: runs: the :class:`Watchers` audience of a spectator's chat.
     watchers: frozenset[str] = frozenset()
+    #: The engine actions applied, in order (what a light commit stores, issue 32).
+    actions: list[Action] = field(default_factory=list)
+    #: The mutation changes nothing but the match, through :meth:`apply` (a card, a
+    #: signal, a vote or a discard): it may be stored as a delta of its actions.
+    light: bool = False
 
     def emit(self, payload: EventPayload, to: Audience = None) -> None:
         self.events.append(Emitted(payload, to))
@@ -91,6 +96,7 @@ class Work:
         assert self.match is not None
         for event in self.match.apply(action):
             self.emit_engine(event)
+        self.actions.append(action)
 
     def emit_engine(self, event: Event) -> None:
         match event:

@@ -58,8 +58,11 @@ class Presence:
     async def refresh(self, store: Store) -> bool:
         """Read the other processes' counts from the store (ours stay exact); True if
         anything changed."""
+        return self.adopt(await store.present(self.table_id))
+
+    def adopt(self, stored: dict[str, int]) -> bool:
+        """The counts as the store has them (ours stay exact); True if anything changed."""
         mine = self.membership.process + "|"
-        stored = await store.present(self.table_id)
         fresh = {f: n for f, n in stored.items() if not f.startswith(mine)}
         fresh.update({f: n for f, n in self.present.items() if f.startswith(mine)})
         if fresh == self.present:

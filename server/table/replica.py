@@ -6,11 +6,14 @@ overwriting. :class:`Replica` is this process's copy of the document and match a
 version, and the only code that changes it:
 
 - :meth:`commit`: store a command's working copy, its events and its reply in one round
-  trip (and publish them to the other processes), then adopt the copy;
-- :meth:`hear`: adopt another process's commit from the message it published;
-- :meth:`catch_up`: read what this process missed from the store (the document, and the
-  log after the last event it delivered);
-- :meth:`reload`: adopt the stored document whole, when the log cannot bridge the gap.
+  trip (and publish them to the other processes, when there are any), then adopt the copy.
+  A game action is stored as a delta of its actions (:mod:`.delta`); anything else, and
+  every :data:`~.delta.COMPACT_EVERY`-th commit, as the whole document;
+- :meth:`hear`: adopt another process's commit from the message it published (its delta
+  applied to this copy, or its whole document);
+- :meth:`catch_up`: read what this process missed from the store (the table, and the log
+  after the last event it delivered);
+- :meth:`reload`: adopt the stored table whole, when the log cannot bridge the gap.
 
 Each returns what the viewers must be sent (:class:`Change`); it sends nothing itself.
 """
@@ -26,11 +29,13 @@ import msgspec
 
 import protocol
 from protocol import ErrorCode, ServiceError
-from server.game import Match
-from server.store import StorageUnavailable, Store
+from server.game import Match, RuleError
+from server.store import StorageUnavailable, Store, StoredTable
 from server.store.bus import CLOSED, Entry, TableCommit, unpack_entry
 
 from ..config import Settings
+from . import delta
+from .delta import COMPACT_EVERY, TableDelta
 from .fanout import Counters, number_events
 from .mutations import Work
 from .replies import REPLIES_KEPT
@@ -54,19 +59,28 @@ class Change:
     before: Counters = (0, {})
     #: The spectator count a ``table_changed`` of this change told (None: none did).
     spectators_told: int | None = None
+    #: Heard from the commit's own message, which carries its command's answer (``reply``:
+    #: the player and the entry, if it had one): the answers this process remembers stay
+    #: complete. A change read from the store does not say.
+    replies_known: bool = False
+    reply: tuple[str, bytes] | None = None
 
 
 class Replica:
     def __init__(self, state: TableState, version: int, *, store: Store, settings: Settings,
-                 process: str) -> None:
+                 process: str, match: Match | None = None) -> None:
         self.state = state
         self.version = version
-        self.match = Match.from_dict(state.match) if state.match else None
+        self.match = match if match is not None else (
+            Match.from_dict(state.match) if state.match else None)
         self.store = store
         self.settings = settings
         self.process = process
         #: Lag of the last message heard from another process (milliseconds).
         self.heard_lag_ms = 0.0
+        #: Light commits since the whole document was last written (by anyone), as far as
+        #: this process knows: it writes the whole document when it reaches COMPACT_EVERY.
+        self.lights = 0
 
     @property
     def id(self) -> str:
@@ -77,14 +91,15 @@ class Replica:
 
     # ------------------------------------------------------------------ our commits
 
-    async def commit(self, work: Work, reply: tuple[str, bytes] | None, now: float
-                     ) -> Change:
+    async def commit(self, work: Work, reply: tuple[str, bytes] | None, now: float, *,
+                     publish: bool = True) -> Change:
         """Number the events, store everything in one round trip, adopt the copy.
 
-        ``reply`` is ``(player, entry)`` to remember with the commit. Raises
-        :class:`VersionConflict` (the table moved on: catch up, then apply the command
-        again) or a ``storage_unavailable`` :class:`ServiceError` (nothing was applied,
-        as far as anyone can tell: resending with the same id is safe)."""
+        ``reply`` is ``(player, entry)`` to remember with the commit; ``publish``: other
+        processes may hold the table (a process alone does not send itself its commits).
+        Raises :class:`VersionConflict` (the table moved on: catch up, then apply the
+        command again) or a ``storage_unavailable`` :class:`ServiceError` (nothing was
+        applied, as far as anyone can tell: resending with the same id is safe)."""
         state = work.state
         before = (state.pub, dict(state.priv))
         finished = work.match is not None and work.match.over and state.status == "playing"
@@ -93,25 +108,37 @@ class Replica:
             state.finished_at = work.now
             work.table_changed()    # docs/PROTOCOL.md: everyone hears of a status change
         entries = number_events(state, work.events, work.watchers)
-        record: bytes | None = None
-        if work.match is not None:
-            state.match = work.match.to_dict(copy_data=False)   # never mutated once stored
-            if finished:
-                record = msgpack.packb({"private": state.private, "members": state.members,
-                                        "record": msgspec.json.encode(work.record()),
-                                        "match": state.matches_started()})
         state.last_activity = work.now
-        doc = state.to_bytes()
         info = told = None
         if any(isinstance(em.payload, protocol.TableChanged) for em in work.events):
             told = work.spectators
             info = encode_lobby_entry(lobby_entry(state, told))
-        message = TableCommit(self.process, self.version + 1, doc, entries, now)
+        light = (work.light and bool(work.actions) and info is None and not finished
+                 and work.match is not None and self.lights < COMPACT_EVERY)
+        record: bytes | None = None
+        if light:
+            body = delta.delta_of(self.version + 1, work.now, work.actions, state,
+                                  before[1]).encode()
+        else:
+            if work.match is not None:
+                state.match = work.match.to_dict(copy_data=False)   # never mutated again
+                if finished:
+                    record = msgpack.packb({"private": state.private,
+                                            "members": state.members,
+                                            "record": msgspec.json.encode(work.record()),
+                                            "match": state.matches_started()})
+            body = state.to_bytes()
+        message = None
+        if publish:
+            message = TableCommit(self.process, self.version + 1, b"" if light else body,
+                                  entries, now, delta=body if light else b"",
+                                  reply_to=reply[0] if reply else "",
+                                  reply=reply[1] if reply else b"").encode()
         s = self.settings
         try:
             self.version = await self.store.commit(
-                state.id, self.version, doc, [(e.gseq, e.pack()) for e in entries],
-                s.event_log_max, info=info, publish=message.encode(),
+                state.id, self.version, body, [(e.gseq, e.pack()) for e in entries],
+                s.event_log_max, delta=light, info=info, publish=message,
                 ttl_s=s.table_key_ttl_s, reply=reply, replies_kept=REPLIES_KEPT,
                 replies_ttl_s=s.session_ttl_s, record=record, record_ttl_s=s.record_ttl_s,
                 record_match=state.matches_started() if record is not None else None)
@@ -122,8 +149,14 @@ class Replica:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage did not confirm the move; send it again with the same "
                                "id (it is never applied twice)") from None
+        self.lights = self.lights + 1 if light else 0
         self.state, self.match = state, work.match
         return Change(Outcome.CHANGED, entries, before, told)
+
+    def beacon(self, now: float) -> bytes:
+        """A message saying only which version this table is at (for a process that joined
+        while this one, alone, did not publish)."""
+        return TableCommit(self.process, self.version, b"", [], now).encode()
 
     # ------------------------------------------------------------------ the others' commits
 
@@ -141,42 +174,66 @@ class Replica:
         if message.version <= self.version:
             return Change(Outcome.UNCHANGED)
         self.heard_lag_ms = max(0.0, (now - message.sent) * 1000)
-        if message.version != self.version + 1:
-            return Change(Outcome.GAP)
-        return self._adopt(message.version, TableState.from_bytes(message.doc),
-                           message.events)
+        if message.version != self.version + 1 or not (message.doc or message.delta):
+            return Change(Outcome.GAP)      # one was missed (or a beacon says we are behind)
+        match: Match | None
+        if message.delta:
+            if self.match is None:
+                return Change(Outcome.GAP)
+            try:
+                state, match = delta.apply(self.state, self.match,
+                                           TableDelta.decode(message.delta))
+            except (msgspec.DecodeError, msgspec.ValidationError, RuleError):
+                log.exception("table %s: a delta that does not apply; reloading", self.id)
+                return Change(Outcome.GAP)
+            self.lights += 1
+        else:
+            state = TableState.from_bytes(message.doc)
+            match = Match.from_dict(state.match) if state.match else None
+            self.lights = 0
+        change = self._adopt(message.version, state, match, message.events)
+        change.replies_known = True
+        if message.reply_to:
+            change.reply = (message.reply_to, message.reply)
+        return change
 
-    def _adopt(self, version: int, fresh: TableState, entries: list[Entry]) -> Change:
+    def _adopt(self, version: int, state: TableState, match: Match | None,
+               entries: list[Entry]) -> Change:
         before = self.counters()
-        self.version, self.state = version, fresh
-        self.match = Match.from_dict(fresh.match) if fresh.match else None
+        self.version, self.state, self.match = version, state, match
         return Change(Outcome.CHANGED, entries, before)
 
-    async def catch_up(self) -> Change:
-        """Read what this process missed: the document, and the log after the last event
-        it delivered (or, if those were trimmed, the document alone)."""
+    async def _load(self) -> tuple[StoredTable, TableState, Match | None] | None:
         loaded = await self.store.load_table(self.id)
         if loaded is None:
+            return None
+        state, match = delta.restore(loaded)
+        return loaded, state, match
+
+    async def catch_up(self) -> Change:
+        """Read what this process missed: the table, and the log after the last event it
+        delivered (or, if those were trimmed, the table alone)."""
+        loaded = await self._load()
+        if loaded is None:
             return Change(Outcome.CLOSED)
-        version, raw = loaded
-        if version <= self.version:
+        stored, fresh, match = loaded
+        if stored.version <= self.version:
             return Change(Outcome.UNCHANGED)
-        fresh = TableState.from_bytes(raw)
         missed = await self.store.read_log(self.id, self.state.gseq)
         entries = None if missed is None else [unpack_entry(g, b) for g, b in missed
                                                if g <= fresh.gseq]
         if entries is None or any(e is None for e in entries):
             return await self.reload()
-        return self._adopt(version, fresh, [e for e in entries if e is not None])
+        self.lights = len(stored.deltas)
+        return self._adopt(stored.version, fresh, match, [e for e in entries if e is not None])
 
     async def reload(self) -> Change:
-        """Adopt the stored document whole (after a version conflict, or a gap the log
-        cannot bridge): every viewer needs a head."""
-        loaded = await self.store.load_table(self.id)
+        """Adopt the stored table whole (after a version conflict, or a gap the log cannot
+        bridge): every viewer needs a head."""
+        loaded = await self._load()
         if loaded is None:
             return Change(Outcome.CLOSED)
-        version, raw = loaded
-        fresh = TableState.from_bytes(raw)
-        self.version, self.state = version, fresh
-        self.match = Match.from_dict(fresh.match) if fresh.match else None
+        stored, fresh, match = loaded
+        self.version, self.state, self.match = stored.version, fresh, match
+        self.lights = len(stored.deltas)
         return Change(Outcome.RELOADED)

@@ -51,6 +51,18 @@ class Replies:
             del kept[next(iter(kept))]
         return msgpack.packb([cid, result])  # type: ignore[no-any-return]
 
+    def learn(self, player: str, entry: bytes) -> None:
+        """Another process answered ``player`` here (the entry its commit stored): keep it,
+        if this player's answers are loaded (otherwise they are read from the store, which
+        has it, the next time)."""
+        kept = self._kept.get(player)
+        if kept is None:
+            return
+        cid, result = msgpack.unpackb(entry)
+        kept[cid] = result
+        while len(kept) > REPLIES_KEPT:
+            del kept[next(iter(kept))]
+
     def forget(self, player: str) -> None:
         """This player's answers are no longer known to be complete here (a write whose
         outcome is unknown): read them from the store next time."""

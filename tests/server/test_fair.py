@@ -10,6 +10,7 @@ from protocol import CreateTable
 from server.game import fair
 from server.game.record import verify_record
 from server.store.bus import unpack_entry
+from server.table.delta import restore
 from server.table.mutations import Work, begin_match, new_table
 from server.table.state import SeatState, TableState
 from tests.records.snippet import NODE, check_fair, run_node
@@ -98,8 +99,7 @@ async def test_r8a_the_seed_material_is_in_no_frame_log_or_record_before_the_end
     # document (never sent), and nowhere else a client could reach.
     await asyncio.gather(autoplay(ana, table, 0, max_plays=4),
                          autoplay(bo, table, 1, max_plays=4))
-    _, raw = await server.hub.store.load_table(table)
-    state = TableState.from_bytes(raw)
+    state, _ = restore(await server.hub.store.load_table(table))
     assert state.match_seed is not None and state.status == "playing"
     secrets = [state.match_seed.secret, state.match_seed.salt, state.match["seed"],
                state.next_seed.secret, state.next_seed.salt]

@@ -9,7 +9,7 @@ import pytest
 
 from server.game import ALL_CARDS
 from server.game.record import verify_record
-from server.table.state import TableState
+from server.table.delta import restore
 
 from .netclient import ServerError
 from .players import autoplay, four_humans
@@ -158,8 +158,8 @@ async def test_signals_off_is_refused(connect):
 
 
 async def _stored(server, table):
-    version, raw = await server.hub.store.load_table(table)
-    return version, TableState.from_bytes(raw)
+    loaded = await server.hub.store.load_table(table)
+    return loaded.version, restore(loaded)[0]
 
 
 async def test_bad_moves_are_refused_with_their_code_and_change_nothing(connect, server):

@@ -273,7 +273,7 @@ async def test_a_table_that_keeps_changing_is_a_conflict(connect, server, monkey
     err = await ana.request("add_bot", table=table, seat=1, level="random")
     assert err["code"] == "conflict"
     monkeypatch.undo()
-    _version, stored = await server.hub.store.load_table(table)
+    stored = (await server.hub.store.load_table(table)).doc
     assert stored == before and live.state.to_bytes() == before
 
 

@@ -71,7 +71,7 @@ async def test_a_sigkilled_owner_takes_its_store_along_and_the_restart_never_dia
         async with open_storage(StorageConfig(data_dir=data)) as storage:
             assert storage.embedded is not None
             assert storage.embedded.port != old_port
-            assert await storage.store.load_table("t1") == (1, b"doc-t1")
+            assert await storage.store.load_table("t1") == (1, b"doc-t1", [])
             await storage.store.create_table("t2", b"doc-t2")
             assert await storage.check() is True
             assert store_pids_on(data) == [storage.embedded.pid]
@@ -100,7 +100,7 @@ async def test_an_orphaned_store_is_stopped_before_the_new_one_starts(tmp_path: 
             assert storage.embedded is not None
             assert store_pids_on(data) == [storage.embedded.pid]
             assert storage.embedded.port != owner.port
-            assert await storage.store.load_table("t1") == (1, b"doc-t1")
+            assert await storage.store.load_table("t1") == (1, b"doc-t1", [])
     finally:
         await owner.ensure_gone()
 
@@ -128,7 +128,7 @@ async def test_the_lock_is_released_on_a_clean_stop(tmp_path: Path) -> None:
     async with open_storage(StorageConfig(data_dir=data)) as storage:
         await storage.store.create_table("t", b"d")
     async with open_storage(StorageConfig(data_dir=data)) as storage:
-        assert await storage.store.load_table("t") == (1, b"d")
+        assert await storage.store.load_table("t") == (1, b"d", [])
 
 
 async def test_only_a_store_is_ever_signalled_not_a_recycled_pid(tmp_path: Path) -> None:

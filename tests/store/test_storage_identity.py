@@ -44,7 +44,7 @@ async def test_first_start_writes_the_identity_to_the_store_and_the_data_dir(
         await storage.store.create_table("t", b"ours")
     async with open_storage(StorageConfig(data_dir=data)) as storage:
         assert storage.identity == identity
-        assert await storage.store.load_table("t") == (1, b"ours")
+        assert await storage.store.load_table("t") == (1, b"ours", [])
 
 
 async def test_a_store_with_another_identity_is_refused(tmp_path: Path) -> None:
@@ -102,7 +102,7 @@ async def test_a_data_dir_from_before_identities_is_adopted_once(tmp_path: Path)
     async with open_storage(StorageConfig(data_dir=data)) as storage:
         identity = storage.identity
         assert await storage.store.table_ids() == ["old"]
-        assert await storage.store.load_table("old") == (3, b"legacy")
+        assert await storage.store.load_table("old") == (3, b"legacy", [])
     assert (data / IDENTITY_FILE).read_text().strip() == identity
     async with open_storage(StorageConfig(data_dir=data)) as storage:
         assert storage.identity == identity

@@ -35,7 +35,7 @@ async def test_300_concurrent_commands_on_a_pool_of_50_all_succeed(
                 *(store.load_table("t") for _ in range(300)),
                 *(store.new_session(f"p{i}", "P", "0" * 64, 600) for i in range(300)),
             )
-            assert results[:300] == [(1, b"doc")] * 300
+            assert results[:300] == [(1, b"doc", [])] * 300
             # The pool really was saturated (so commands had to wait), and never exceeded.
             clients = await probe.client_list()
             ours = [c for c in clients if c["id"] != str(await probe.client_id())]

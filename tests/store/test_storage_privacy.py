@@ -67,7 +67,7 @@ async def test_the_store_requires_its_password_which_never_reaches_a_log(
         os.kill(old_pid, signal.SIGKILL)
         assert await wait_gone(old_pid, timeout=20)
         await wait_until(lambda: storage.restarts == 1, timeout=30)
-        assert await storage.store.load_table("t") == (1, b"d")
+        assert await storage.store.load_table("t") == (1, b"d", [])
 
         new_pid = emb.pid
         assert new_pid is not None

@@ -85,7 +85,7 @@ async def test_a_failed_restart_is_logged_and_retried(
 
         password_file.write_bytes(good)
         await wait_until(lambda: storage.restarts == 1, timeout=30)
-        assert await storage.store.load_table("t") == (1, b"v1")
+        assert await storage.store.load_table("t") == (1, b"v1", [])
         assert await storage.check() is True
 
 

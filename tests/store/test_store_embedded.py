@@ -28,7 +28,7 @@ async def _write(embedded: EmbeddedStore) -> None:
 async def _assert_written(embedded: EmbeddedStore) -> None:
     client = await connect(embedded.url, password=embedded.password)
     store = Store(client, "aluette")
-    assert await store.load_table("t") == (2, b"v2")
+    assert await store.load_table("t") == (2, b"v2", [])
     assert await store.read_log("t", 0) == [(1, b"e1")]
     assert await store.table_ids() == ["t"]
     assert await store.load_record("t") == b"rec"

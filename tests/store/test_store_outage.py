@@ -71,7 +71,7 @@ async def test_stopped_server_then_restart_on_same_port_and_dir(
         assert restarted.port == port
         # the same client (stale pooled sockets and all) works again, data intact
         assert await store.ping() is True
-        assert await store.load_table("t") == (1, b"v1")
+        assert await store.load_table("t") == (1, b"v1", [])
         assert await store.session_token("p1") == hash_token("one")
         assert await store.commit("t", 1, b"v2", [(1, b"e")]) == 2
     finally:
@@ -98,7 +98,7 @@ async def test_unresponsive_server_times_out_promptly(
         # The timed-out commit is in doubt: the frozen server may still run it on waking.
         # The caller learns the truth by reloading, and carries on from there.
         loaded = await store.load_table("t")
-        assert loaded in ((1, b"v1"), (2, b"v2"))
+        assert loaded in ((1, b"v1", []), (2, b"v2", []))
         assert loaded is not None
         assert await store.commit("t", loaded[0], b"v3") == loaded[0] + 1
     finally:
@@ -164,7 +164,7 @@ async def test_a_loop_stalled_again_during_the_probe_is_not_a_store_outage(
             os.kill(pid, signal.SIGCONT)
         assert probes, "the commit did not time out: the test covers nothing"
         store.ping = real_ping  # type: ignore[method-assign]
-        assert await store.load_table("t") == (2, b"v2")
+        assert await store.load_table("t") == (2, b"v2", [])
         assert await store.read_log("t", 0) == [(1, b"e")]   # applied once, not twice
     finally:
         await client.aclose()
@@ -244,7 +244,7 @@ async def test_a_stalled_event_loop_is_not_reported_as_a_store_outage(
         finally:
             os.kill(pid, signal.SIGCONT)
         assert probes, "the commit did not time out: the test covers nothing"
-        assert await store.load_table("t") == (2, b"v2")
+        assert await store.load_table("t") == (2, b"v2", [])
         assert await store.read_log("t", 0) == [(1, b"e")]   # applied once, not twice
     finally:
         await client.aclose()

@@ -13,10 +13,10 @@ from server.store import Store, VersionConflict
 async def test_create_load_commit_round_trip(store: Store) -> None:
     assert await store.load_table("t1") is None
     assert await store.create_table("t1", b"v1-doc") == 1
-    assert await store.load_table("t1") == (1, b"v1-doc")
+    assert await store.load_table("t1") == (1, b"v1-doc", [])
     assert await store.commit("t1", 1, b"v2-doc", [(1, b"e1"), (2, b"e2")]) == 2
     assert await store.commit("t1", 2, b"v3-doc") == 3
-    assert await store.load_table("t1") == (3, b"v3-doc")
+    assert await store.load_table("t1") == (3, b"v3-doc", [])
     assert await store.read_log("t1", 0) == [(1, b"e1"), (2, b"e2")]
 
 
@@ -24,7 +24,7 @@ async def test_binary_docs_survive_unchanged(store: Store) -> None:
     doc = bytes(range(256)) * 40  # NULs, high bytes, 10 KB: no decoding anywhere
     await store.create_table("bin", doc)
     await store.commit("bin", 1, doc[::-1], [(1, b"\x00\xff")])
-    assert await store.load_table("bin") == (2, doc[::-1])
+    assert await store.load_table("bin") == (2, doc[::-1], [])
     assert await store.read_log("bin", 0) == [(1, b"\x00\xff")]
 
 
@@ -33,7 +33,7 @@ async def test_create_existing_table_conflicts_and_changes_nothing(store: Store)
     with pytest.raises(VersionConflict) as info:
         await store.create_table("t1", b"second")
     assert (info.value.expected, info.value.actual) == (None, 1)
-    assert await store.load_table("t1") == (1, b"first")
+    assert await store.load_table("t1") == (1, b"first", [])
 
 
 async def test_stale_commit_changes_nothing(store: Store, redis_client: aioredis.Redis) -> None:
@@ -46,7 +46,7 @@ async def test_stale_commit_changes_nothing(store: Store, redis_client: aioredis
         await store.commit("t1", 1, b"stale", [(3, b"stale-event")])
     assert (info.value.table_id, info.value.expected, info.value.actual) == ("t1", 1, 2)
 
-    assert await store.load_table("t1") == (2, b"v2")
+    assert await store.load_table("t1") == (2, b"v2", [])
     assert await redis_client.lrange(log_key, 0, -1) == raw_log_before
     assert await store.read_log("t1", 0) == [(1, b"a"), (2, b"b")]
 
@@ -71,7 +71,7 @@ async def test_concurrent_commits_on_one_version_have_one_winner(store: Store) -
     losers = [r for r in results if isinstance(r, VersionConflict)]
     assert len(winners) == 1 and len(losers) == writers - 1
     (w,) = winners
-    assert await store.load_table("t1") == (2, f"doc-{w}".encode())
+    assert await store.load_table("t1") == (2, f"doc-{w}".encode(), [])
     assert await store.read_log("t1", 0) == [(1, f"ev-{w}".encode())]
 
 
@@ -85,7 +85,7 @@ async def test_retried_commit_recognises_its_own_success(store: Store) -> None:
     assert await store.read_log("t1", 0) == [(1, b"e")]
     with pytest.raises(VersionConflict):
         await store._commit_with_nonce("t1", 1, b"other", [], 1000, b"another-call")
-    assert await store.load_table("t1") == (2, b"v2")
+    assert await store.load_table("t1") == (2, b"v2", [])
 
 
 async def test_retried_create_recognises_its_own_success(store: Store) -> None:
