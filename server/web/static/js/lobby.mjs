@@ -17,6 +17,7 @@ export function optionsFromForm(form) {
     bot_level: String(f.get("bot_level") ?? "normal"),
     auto_start: f.get("auto_start") === "on",
   };
+  if (f.get("hints") === "on") options.hints = true;
   const dealer = String(f.get("first_dealer") ?? "random");
   options.first_dealer = /^[0-3]$/.test(dealer) ? Number(dealer) : "random";
   const int = (name) => {
@@ -104,6 +105,7 @@ function optionsText(info) {
   if (o.partner_draw) parts.push(t("meta.partner_draw"));
   parts.push(t(`meta.signals.${["private", "risky", "off"].includes(o.signals) ? o.signals : "private"}`));
   if (o.turn_timer_s) parts.push(t("meta.timer", { n: o.turn_timer_s }));
+  if (o.hints) parts.push(t("meta.hints"));
   parts.push(t("meta.bots", { level: t(`level.${safeName(o.bot_level, "normal")}`) }));
   if (info.private) parts.push(t("meta.private"));
   if (info.spectators) parts.push(t("meta.watching", { n: info.spectators }));

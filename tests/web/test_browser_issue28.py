@@ -1,0 +1,92 @@
+"""Issue 28 in the browser's table screen (Chromium, headless, against ``aluette-server`` as
+a real process):
+
+- Build 5 / issue 31 item 6: the match's commitment is shown in full (all 64 digits) in a
+  box, and its button copies exactly that to the clipboard, never a prefix;
+- Build 1: the end screen links to the match's replay (``/r/<table>/<match>``), which opens;
+- Build 3: at a table whose options allow hints, the seated player's turn offers "What would
+  the expert play?", and its answer names a card of their hand (protocol 1.5 ``hint``); the
+  table is marked; a table without hints offers no such button.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.server.netclient import NetClient
+
+from .test_browser import WAIT_MS, Player, next_turn, sit, take_turn
+from .test_browser_chat import host_fast_table
+
+HEX64 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+async def test_the_full_commitment_is_copied_and_the_end_screen_opens_the_replay(
+        browser, server_proc):
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    table, host = await host_fast_table(server_proc.port)
+    ana = await Player.open(browser, base, "Ana",
+                            permissions=["clipboard-read", "clipboard-write"])
+    await sit(ana, f"{base}/t/{table}", 1)
+    await host.call("leave", table=table)
+    await host.close()
+    page = ana.page
+    await page.click('[data-key="start"]', timeout=WAIT_MS)
+    await page.wait_for_selector("#fair-note[data-of='deals_committed']", timeout=WAIT_MS)
+    await page.click('[data-key="copy-commitment"]', timeout=WAIT_MS)
+    boxed = await page.input_value("#commitment-box")
+    copied = await page.evaluate("() => navigator.clipboard.readText()")
+    assert HEX64.match(boxed), boxed
+    assert copied == boxed
+    # No hints at this table: no button on our turn.
+    plays: list[tuple[str, str]] = []
+    first = True
+    while (turn := await next_turn([ana])) is not None:
+        if first:
+            assert await page.locator('[data-key="hint"]').count() == 0
+            first = False
+        await take_turn(turn, plays)
+    reader = await NetClient.open(f"ws://127.0.0.1:{server_proc.port}", "Reader")
+    try:
+        record = (await reader.call("get_record", table=table))["record"]
+    finally:
+        await reader.close()
+    assert copied == record["fair"]["commitment"]             # all 64 digits, the real one
+
+    link = page.locator('#match-result [data-key="replay"]')
+    assert await link.get_attribute("href") == f"/r/{table}/1"
+    await link.click()
+    await page.wait_for_selector(".replay-meta:has-text('step 1 of 10')", timeout=WAIT_MS)
+    assert page.url == f"{base}/r/{table}/1"
+    assert ana.csp_or_script_errors() == [], ana.errors
+
+
+async def test_a_table_with_hints_offers_the_experts_choice(browser, server_proc):
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    host = await NetClient.open(f"ws://127.0.0.1:{server_proc.port}", "Host")
+    table = (await host.call("create_table", name="Lessons", options={
+        "deals": 1, "bot_delay_ms": 0, "first_dealer": 0, "signals": "off",
+        "bot_level": "random", "hints": True}))["table"]
+    ana = await Player.open(browser, base, "Ana")
+    await sit(ana, f"{base}/t/{table}", 1)
+    await host.call("leave", table=table)
+    await host.close()
+    page = ana.page
+    assert "hints allowed" in await ana.text("#table-meta")
+    await page.click('[data-key="start"]', timeout=WAIT_MS)
+    assert await next_turn([ana]) is ana
+    hand = (await ana.state())["hand"]
+    await page.click('[data-key="hint"]', timeout=WAIT_MS)
+    await page.wait_for_selector(".hint-text:has-text('The expert would play')",
+                                 timeout=30_000)
+    said = await ana.text(".hint-text")
+    codes = re.findall(r"\(([1-9VCR][ocbe])\)", said)
+    assert codes and codes[0] in hand, (said, hand)
+    assert "Expected points for your team" in said
+    # The hint is for this turn only: once the card is played it is gone.
+    await take_turn(ana, [])
+    await page.wait_for_function(
+        "() => !document.querySelector('.hint-text')?.textContent", timeout=WAIT_MS)
+    assert ana.csp_or_script_errors() == [], ana.errors
