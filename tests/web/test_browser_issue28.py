@@ -90,3 +90,79 @@ async def test_a_table_with_hints_offers_the_experts_choice(browser, server_proc
     await page.wait_for_function(
         "() => !document.querySelector('.hint-text')?.textContent", timeout=WAIT_MS)
     assert ana.csp_or_script_errors() == [], ana.errors
+
+
+WATCH_REVIEW = """() => {
+  window.__review = {texts: [], progress: false};
+  const box = document.querySelector('.replay-review') ?? document.body;
+  new MutationObserver(() => {
+    const p = document.querySelector('.replay-review p');
+    if (p) window.__review.texts.push(p.textContent);
+    if (document.querySelector('progress.replay-progress')) window.__review.progress = true;
+  }).observe(document.getElementById('replay-view'), {subtree: true, childList: true,
+                                                     characterData: true});
+}"""
+
+
+async def test_the_replay_shows_the_reviews_progress_and_verdicts_in_french_too(
+        browser, server_proc):
+    """Build 2 in the replay: while the review waits behind two others its progress shows
+    (a bar, and how many are ahead); once done, the step of each decision says what the
+    seat did and what the expert preferred, with lichess's marks on costly ones, and each
+    deal's summary; a French page says it in French."""
+    from .test_browser_replay import played_match
+
+    await server_proc()
+    port = server_proc.port
+    base = f"http://127.0.0.1:{port}"
+    table, _ = await played_match(port)
+    # Two reviews ahead of the page's: it is queued, then running, before it is done.
+    other = await NetClient.open(f"ws://127.0.0.1:{port}", "Other")
+    try:
+        for seat in (1, 2):
+            first = await other.call("review", table=table, seat=seat)
+            assert first["status"] in ("queued", "running"), first
+        bo = await Player.open(browser, base, "Bo")
+        page = bo.page
+        await page.goto(f"{base}/r/{table}/1")
+        await bo.online()
+        await page.wait_for_selector(".replay-meta:has-text('step 1 of 10')", timeout=WAIT_MS)
+        await page.evaluate(WATCH_REVIEW)
+        await page.click('[data-replay="review-0"]')
+        await page.wait_for_selector(".replay-review p:has-text(\"The expert's review of Ana\")",
+                                     timeout=90_000)
+        seen = await page.evaluate("() => window.__review")
+        assert seen["progress"], seen
+        assert any(t.startswith(("Waiting for the expert", "The expert is looking"))
+                   for t in seen["texts"]), seen
+        review = (await other.call("review", table=table, seat=0))["review"]
+    finally:
+        await other.close()
+    deal = review["deals"][0]
+    assert (f"Deal 1: {deal['matched']} of {deal['decisions']} decisions as the expert's"
+            in await bo.text(".replay-deals"))
+    cards = [d for d in review["decisions"] if d["kind"] == "card"]
+    assert len(cards) == 9
+    for d in cards[:3]:                      # trick by trick: the seat's decision judged
+        await page.keyboard.press("ArrowRight")
+        await page.wait_for_selector(f".replay-meta:has-text('trick {d['trick']} of 9')",
+                                     timeout=WAIT_MS)
+        said = await bo.text(".replay-verdicts")
+        assert "Ana played" in said and f"({d['actual']})" in said, (said, d)
+        if d["lost"] >= 0.1 and not d["matched"]:
+            assert "the expert preferred" in said and f"({d['preferred']})" in said, said
+            assert said.lstrip().startswith(("?!", "?", "??")), said
+        else:
+            assert "as good as the expert's choice" in said, (said, d)
+    assert bo.csp_or_script_errors() == [], bo.errors
+
+    # The same replay in French (the page follows the browser's language).
+    fr = await Player.open(browser, base, "Chloé", locale="fr-FR")
+    await fr.page.goto(f"{base}/r/{table}/1")
+    await fr.online()
+    await fr.page.wait_for_selector(".replay-meta:has-text('Donne 1 sur 1')", timeout=WAIT_MS)
+    await fr.page.keyboard.press("ArrowRight")
+    await fr.page.wait_for_selector(".replay-meta:has-text('levée 1 sur 9')", timeout=WAIT_MS)
+    assert "Levée 1, entamée par Ana" in await fr.text(".replay-trick")
+    assert await fr.page.get_attribute('[data-replay="next"]', "aria-label") == "Levée suivante"
+    assert fr.csp_or_script_errors() == [], fr.errors

@@ -13,7 +13,8 @@ import { cardName, cleanText, errorSentence, safeName, signalText } from "./card
 import { CommandFailed } from "./connection.mjs";
 import { cardFace, fill, h } from "./dom.mjs";
 import { explainDeal } from "./explain.mjs";
-import { replaySteps, reviewMarks } from "./replaysteps.mjs";
+import { language, t } from "./i18n.mjs";
+import { markOf, replaySteps, reviewMarks } from "./replaysteps.mjs";
 
 /** "/r/<table>" (the latest match) or "/r/<table>/<match>". */
 export const REPLAY_PATH = /^\/r\/([A-Za-z0-9_-]{1,64})(?:\/([1-9][0-9]{0,5}))?$/;
@@ -74,7 +75,7 @@ export async function enterReplay(theApp) {
   stopAutoplay();
   clearTimeout(state.reviewTimer);
   Object.assign(state, { key, record: null, steps: [], at: 0, error: "", review: null,
-    reviewSeat: null, reviewStatus: "" });
+    reviewSeat: null, reviewStatus: "", reviewProgress: null });
   if (app.conn.status !== "online") return;
   state.loading = true;
   try {
@@ -84,7 +85,7 @@ export async function enterReplay(theApp) {
     state.steps = replaySteps(result.record);
   } catch (err) {
     state.error = err instanceof CommandFailed && err.reply ? errorSentence(err.reply)
-      : "The record could not be read; try again.";
+      : t("replay.error");
   }
   state.loading = false;
   app.render();
@@ -135,35 +136,39 @@ async function askReview(seat) {
   clearTimeout(state.reviewTimer);
   state.reviewSeat = seat;
   state.review = null;
-  state.reviewStatus = "Asking the expert…";
+  state.reviewProgress = null;
+  state.reviewStatus = t("replay.review.asking");
   app.render();
   const { table } = app.route;
   try {
     const r = await app.conn.call("review", { table, seat, match: state.match ?? null });
+    state.reviewProgress = null;
     if (r.status === "done") {
       state.review = r.review;
       const lost = Number(r.review?.points_lost ?? 0).toFixed(2);
       const share = Math.round(100 * Number(r.review?.share_matched ?? 0));
-      state.reviewStatus = `The expert's review of ${nameOf(seat)}: ${share}% of the `
-        + `decisions as the expert would have made them; ${lost} points lost to its choices.`;
+      state.reviewStatus = t("replay.review.done", { name: nameOf(seat), share, lost });
     } else if (r.status === "failed") {
-      state.reviewStatus = `The review could not be made: ${cleanText(r.error ?? "")}`;
+      state.reviewStatus = t("replay.review.failed", { error: cleanText(r.error ?? "") });
     } else {
+      // Queued: a bar that moves without a value; running: decisions valued of all.
+      state.reviewProgress = r.status === "queued" ? { done: null, total: null }
+        : { done: Number(r.done) || 0, total: Number(r.total) || 0 };
       state.reviewStatus = r.status === "queued"
-        ? `Waiting for the expert (${r.ahead} review${r.ahead === 1 ? "" : "s"} before it)…`
-        : `The expert is looking: ${r.done} of ${r.total} decisions…`;
+        ? t("replay.review.queued", { n: Number(r.ahead) || 0 })
+        : t("replay.review.running", { done: Number(r.done) || 0, total: Number(r.total) || 0 });
       state.reviewTimer = setTimeout(() => askReview(seat), REVIEW_POLL_MS);
     }
   } catch (err) {
     state.reviewStatus = err instanceof CommandFailed && err.reply ? errorSentence(err.reply)
-      : "The review could not be asked for; try again.";
+      : t("replay.review.error");
   }
   app.render();
 }
 
 function nameOf(seat) {
   const names = state.record?.seats ?? [];
-  return safeName(names[seat], `Seat ${seat}`);
+  return safeName(names[seat], t("seat.n", { seat }));
 }
 
 // ------------------------------------------------------------------ drawing
@@ -174,28 +179,26 @@ function seatPanel(step, seat, marks) {
     ? marks.get(`${step.deal}:${step.trick}`) : null;
   return h("div", { class: ["replay-seat", `at-${(seat - (state.reviewSeat ?? 0) + 4) % 4}`],
     dataset: { seat: String(seat) } },
-  h("div", { class: "replay-name" }, `${nameOf(seat)} · ${step.counts[seat]} trick`
-    + `${step.counts[seat] === 1 ? "" : "s"}`, seat === step.dealer ? " · dealer" : "",
-  mark?.mark ? h("span", { class: "replay-mark", title: `The expert preferred `
-    + `${cardName(mark.preferred)} (about ${mark.lost.toFixed(2)} points better)` },
-  ` ${mark.mark}`) : null),
-  h("div", { class: "replay-hand", "aria-label": `${nameOf(seat)}'s hand` },
+  h("div", { class: "replay-name" }, t("replay.seat.tricks", { name: nameOf(seat),
+    n: step.counts[seat] }), seat === step.dealer ? ` · ${t("replay.dealer")}` : "",
+  mark?.mark ? h("span", { class: "replay-mark", title: t("replay.mark.title", {
+    card: cardName(mark.preferred), lost: mark.lost.toFixed(2) }) }, ` ${mark.mark}`) : null),
+  h("div", { class: "replay-hand", "aria-label": t("replay.hand.label", { name: nameOf(seat) }) },
     hand.length ? hand.map((c) => cardFace(c, { small: true })) : "—"));
 }
 
 function trickArea(step) {
-  if (step.trick === 0) return h("div", { class: "replay-trick" }, "The deal as dealt.");
+  if (step.trick === 0) return h("div", { class: "replay-trick" }, t("replay.dealt"));
   const cards = step.cards.map((c, i) => {
     const seat = (step.leader + i) % 4;
     return h("figure", { class: ["replay-played", step.winner === seat && "winner"],
       dataset: { seat: String(seat) } },
     cardFace(c), h("figcaption", {}, nameOf(seat)));
   });
-  const outcome = step.winner === null
-    ? "Spoiled (R11): a tie for the top card; the same seat leads again."
-    : `${nameOf(step.winner)} wins the trick.`;
+  const outcome = step.winner === null ? t("replay.spoiled")
+    : t("replay.wins", { name: nameOf(step.winner) });
   return h("div", { class: "replay-trick" }, h("div", { class: "replay-cards" }, ...cards),
-    h("p", {}, `Trick ${step.trick}, led by ${nameOf(step.leader)}. ${outcome}`));
+    h("p", {}, t("replay.trick", { n: step.trick, name: nameOf(step.leader), outcome })));
 }
 
 function notes(step) {
@@ -203,37 +206,81 @@ function notes(step) {
   if (step.chanter) {
     const c = step.chanter;
     const votes = [1, 2, 3, 4].map((k) => (step.dealer + k) % 4)
-      .filter((s) => c.votes[s] !== null).map((s) => `${nameOf(s)} ${c.votes[s] ? "yes" : "no"}`);
-    out.push(`Chanter (R9): ${votes.join(", ")}. `
-      + (c.exchange ? [1, 0].map((k) => (step.dealer + k) % 4).map((s) =>
-        `${nameOf(s)} took six talon cards and discarded ${c.discards[s].join(" ")}`).join("; ")
-        : "Not everyone said yes: the hands are played as dealt."));
+      .filter((s) => c.votes[s] !== null).map((s) => `${nameOf(s)} ${c.votes[s] ? t("yes") : t("no")}`);
+    out.push(t("replay.chanter", { votes: votes.join(", "),
+      exchange: c.exchange ? [1, 0].map((k) => (step.dealer + k) % 4).map((s) =>
+        t("replay.chanter.took", { name: nameOf(s), cards: c.discards[s].join(" ") })).join("; ")
+        : t("replay.chanter.none") }));
   }
   for (const s of step.signals) {
     const noticed = s.to.filter((x) => x !== (s.from_seat + 2) % 4);
-    out.push(`Signal (R15): ${nameOf(s.from_seat)} to their partner: “${signalText(s.signal, s.n)}”`
-      + (noticed.length ? `, noticed by ${noticed.map(nameOf).join(" and ")} (R16).` : "."));
+    const said = { name: nameOf(s.from_seat), signal: signalText(s.signal, s.n) };
+    out.push(noticed.length ? t("replay.signal.noticed", { ...said, others: names(noticed) })
+      : t("replay.signal", said));
   }
   if (step.result) out.push(...explainDeal(step.result, nameOf));
   return out.map((t) => h("p", {}, t));
 }
 
+/** Names in a list, as the language writes one ("A, B and C"). */
+const names = (seats) => new Intl.ListFormat(language(), { type: "conjunction" })
+  .format(seats.map(nameOf));
+
 function controls() {
-  const b = (key, label, text) => h("button", { type: "button", dataset: { replay: key },
-    "aria-label": label }, text);
+  const b = (key, word) => h("button", { type: "button", dataset: { replay: key },
+    "aria-label": t(`replay.key.${word}.label`) }, t(`replay.key.${word}`));
   return h("div", { class: "replay-controls" },
-    b("back-deal", "Previous deal", "⏮ Deal"), b("back", "Previous trick", "◀ Back"),
-    b("autoplay", state.autoplay ? "Stop autoplay" : "Autoplay",
-      state.autoplay ? "⏸ Stop" : "▶ Play"),
-    b("next", "Next trick", "Next ▶"), b("next-deal", "Next deal", "Deal ⏭"));
+    b("back-deal", "back_deal"), b("back", "back"),
+    b("autoplay", state.autoplay ? "stop" : "play"),
+    b("next", "next"), b("next-deal", "next_deal"));
 }
 
 function reviewBox() {
+  const p = state.reviewProgress;
   return h("div", { class: "replay-review" },
-    h("span", {}, "The expert's review of: "),
+    h("span", {}, t("replay.review.of")),
     ...[0, 1, 2, 3].map((s) => h("button", { type: "button", dataset: { replay: `review-${s}` },
       "aria-pressed": String(state.reviewSeat === s) }, nameOf(s))),
-    h("p", { role: "status", "aria-live": "polite" }, state.reviewStatus));
+    p ? h("progress", { class: "replay-progress", "aria-label": t("replay.review.progress"),
+      max: p.total ? String(p.total) : null, value: p.total ? String(p.done) : null }) : null,
+    h("p", { role: "status", "aria-live": "polite" }, state.reviewStatus),
+    state.review ? dealSummaries(state.review) : null);
+}
+
+/** The review's summary of each deal: decisions as the expert's, points lost. */
+function dealSummaries(review) {
+  const deals = Array.isArray(review.deals) ? review.deals : [];
+  return h("ul", { class: "replay-deals" }, deals.map((d) => h("li", {}, t("replay.review.deal", {
+    deal: d.deal, matched: d.matched, n: d.decisions, lost: Number(d.points_lost ?? 0).toFixed(2) }))));
+}
+
+/** The reviewed seat's decisions at this step, each with the expert's view of it: a card
+ *  of this trick; the chanter vote and discard on the deal's first step. */
+export function verdicts(review, step, seat) {
+  const out = [];
+  for (const d of review?.decisions ?? []) {
+    if (d.deal !== step.deal) continue;
+    const here = d.kind === "card" ? step.trick > 0 && d.trick === step.trick : step.trick === 0;
+    if (!here) continue;
+    const mark = markOf(Number(d.lost) || 0);
+    const what = (c) => (d.kind === "card" ? `${cardName(c)} (${c})`
+      : d.kind === "chanter_vote" ? t(c === "yes" ? "yes" : "no") : String(c));
+    const said = { name: nameOf(seat), actual: what(d.actual), preferred: what(d.preferred),
+      lost: Number(d.lost ?? 0).toFixed(2) };
+    const kind = d.kind === "card" ? "card" : d.kind === "discard" ? "discard" : "vote";
+    out.push({ mark, text: t(d.matched || !mark ? `replay.verdict.${kind}.good`
+      : `replay.verdict.${kind}`, said), good: Boolean(d.matched) });
+  }
+  return out;
+}
+
+function verdictLines(step) {
+  if (!state.review || state.reviewSeat === null) return null;
+  const lines = verdicts(state.review, step, state.reviewSeat);
+  if (!lines.length) return null;
+  return h("div", { class: "replay-verdicts", "aria-live": "polite" }, lines.map((v) =>
+    h("p", { class: ["replay-verdict", v.good && "good"] },
+      v.mark ? h("strong", { class: "replay-mark" }, `${v.mark} `) : null, v.text)));
 }
 
 /** main.mjs: draw the replay; returns the page title. */
@@ -242,28 +289,29 @@ export function renderReplay(theApp) {
   const node = section();
   node.hidden = false;
   const { table } = app.route;
-  const title = h("h1", { id: "replay-title" }, `Replay of table ${cleanText(table)}`
-    + (state.match ? `, match ${state.match}` : ""));
+  const title = h("h1", { id: "replay-title" }, state.match
+    ? t("replay.title.match", { table: cleanText(table), n: state.match })
+    : t("replay.title", { table: cleanText(table) }));
   if (state.error || !state.record) {
     fill(node, title, h("p", { class: "notice", role: "alert" },
-      state.error || (app.conn.status === "online" ? "Loading the record…"
-        : "Connecting…")), h("a", { href: "/" }, "Back to the lobby"));
-    return "Replay · Aluette Online";
+      state.error || (app.conn.status === "online" ? t("replay.loading")
+        : t("conn.connecting"))), h("a", { href: "/" }, t("replay.back_lobby")));
+    return t("replay.page");
   }
   const step = state.steps[state.at];
   const marks = reviewMarks(state.review);
-  const meta = `Deal ${step.deal} of ${state.record.deals.length} · dealt by `
-    + `${nameOf(step.dealer)} · ${step.trick === 0 ? "as dealt" : `trick ${step.trick} of 9`}`
-    + ` · step ${state.at + 1} of ${state.steps.length}`;
+  const meta = t("replay.meta", { deal: step.deal, deals: state.record.deals.length,
+    name: nameOf(step.dealer), step: state.at + 1, steps: state.steps.length,
+    where: step.trick === 0 ? t("replay.as_dealt") : t("replay.trick_of", { n: step.trick }) });
   fill(node, title,
     h("p", { class: "replay-meta", role: "status", "aria-live": "polite" }, meta),
     h("div", { class: "replay-board" }, ...[0, 1, 2, 3].map((s) => seatPanel(step, s, marks)),
       trickArea(step)),
+    verdictLines(step),
     h("div", { class: "replay-notes" }, ...notes(step)),
     controls(),
     reviewBox(),
-    h("p", { class: "replay-keys" }, "Keys: ← → trick by trick, ↑ ↓ deal by deal, space "
-      + "plays by itself, Home and End. Every hand is face up: the match is over."),
-    h("a", { href: `/t/${encodeURIComponent(table)}` }, "Back to the table"));
-  return `Replay · deal ${step.deal} · Aluette Online`;
+    h("p", { class: "replay-keys" }, t("replay.keys")),
+    h("a", { href: `/t/${encodeURIComponent(table)}` }, t("replay.back_table")));
+  return t("replay.page.deal", { n: step.deal });
 }
