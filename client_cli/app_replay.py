@@ -17,8 +17,14 @@ from .app_game import GameCommands
 from .commands import InputError, parse_seat
 from .connection import ConnectionFailed, ServerError
 from .model import TableModel
-from .replay import KEYS as REPLAY_KEYS
-from .replay import REVIEW_POLL_S, Replay, hint_text, review_progress, review_summary
+from .replay import (
+    REVIEW_POLL_S,
+    Replay,
+    hint_text,
+    keys_text,
+    review_progress,
+    review_summary,
+)
 
 
 class ReplayCommands(GameCommands):
@@ -97,7 +103,7 @@ class ReplayCommands(GameCommands):
         try:
             going = self.replaying.command(line.strip())
         except ValueError:
-            self.show(Text(REPLAY_KEYS, style="dim"))
+            self.show(Text(keys_text(), style="dim"))
             return
         if going:
             self.show(self.replaying.render())

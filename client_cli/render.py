@@ -50,6 +50,7 @@ from server.game.cards import MAJEURES, STRENGTH, card_name, sort_by_strength
 from server.game.seats import partner_of, team_of
 
 from .explain import DealFacts, deal_facts
+from .i18n import card_words, tr, tr_text
 from .model import TableModel
 
 #: Suit symbol and colour (R2: o oros/coins, c copas/cups, b bastos/batons, e espadas/swords).
@@ -146,7 +147,7 @@ def card_text(code: str, with_name: bool = True) -> Text:
     out.append(code, style=style)
     out.append(f" {symbol}", style=colour)
     if with_name:
-        out.append(f" {card_name(code)}")
+        out.append(f" {card_words(code)}")
     return out
 
 
@@ -203,27 +204,26 @@ def who(model: TableModel, seat: int | None) -> Text:
     known yet, or two players with one name).
     """
     if seat is None:
-        return Text("nobody")
-    out = Text()
+        return Text(tr("cli.nobody"))
     if model.seat is not None and seat == model.seat:
-        out.append("you", style="bold")
+        out = Text()
+        out.append(tr("cli.you"), style="bold")
         return out
     if model.seat is not None and seat == partner_of(model.seat):
-        out.append("your partner ")
-    out.append_text(_short(model, seat))
-    return out
+        return tr_text("cli.your_partner", name=_short(model, seat))
+    return _short(model, seat)
 
 
 def _short(model: TableModel, seat: int) -> Text:
     """The shortest unambiguous way to name a seat: ``you``, ``Bo``, ``Ana (seat 2)``."""
     if model.seat == seat:
-        return Text("you", style="bold")
+        return Text(tr("cli.you"), style="bold")
     name = model.seat_name(seat)
     if not name:
-        return Text(f"seat {seat}")
+        return Text(tr("cli.seat", seat=seat))
     out = safe(name, 32)
     if _name_is_shared(model, seat):
-        out.append(f" (seat {seat})")
+        out.append(" " + tr("cli.seat.shared", seat=seat))
     return out
 
 
@@ -238,7 +238,7 @@ def does(model: TableModel, seat: int | None, you_form: str, other_form: str) ->
 def team_label(model: TableModel, team: int) -> str:
     """``your team`` / ``their team`` for a player; spectators get the partners' names."""
     if model.seat is not None:
-        return "your team" if team_of(model.seat) == team else "their team"
+        return tr("cli.team.yours") if team_of(model.seat) == team else tr("cli.team.theirs")
     a, b = (0, 2) if team == 0 else (1, 3)
     return f"{_short(model, a).plain} & {_short(model, b).plain}"
 
@@ -392,12 +392,14 @@ def wants_compact(width: int, height: int) -> bool:
 
 
 def _header(model: TableModel, v: TableView, compact: bool) -> Text:
-    head = Text("Table ", style="bold")
+    head = Text(tr("cli.table") + " ", style="bold")
     head.append_text(safe(model.table, 64))
     if not compact and model.info and model.info.name:
         head.append(" «").append_text(safe(model.info.name, 32)).append("»")
-    head.append(f" · deal {v.deal_number} {_length(v.options, 'to', 'of')} · dealer: ")
-    head.append_text(_short(model, v.dealer) if compact else who(model, v.dealer))
+    head.append(" · ").append_text(tr_text(
+        "cli.head.deal", n=v.deal_number,
+        length=_length(v.options, tr("cli.length.to"), tr("cli.length.of")),
+        name=_short(model, v.dealer) if compact else who(model, v.dealer)))
     if model.info is not None and model.info.options.hints:   # issue 28: marked
         head.append(" · hints on, not rated", style="dim")
     if model.spectator:
@@ -408,12 +410,13 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
 def _length(opts: TableOptions, to: str, of: str) -> str:
     """How long the match is (R14, R14a): ``to 5 points`` or ``of 5``."""
     target = opts.target_points
-    return f"{to} {plural(target, 'point')}" if target else f"{of} {opts.deals}"
+    return (f"{to} {tr('cli.points.n', n=target)}" if target
+            else f"{of} {opts.deals}")
 
 
 def _to_act_mark(v: TableView) -> str:
-    return {"chanter_vote": "◀ to vote", "chanter_discard": "◀ to discard"}.get(
-        v.phase, "◀ to play")
+    phase = v.phase if v.phase in ("chanter_vote", "chanter_discard") else "play"
+    return f"◀ {tr(f'acting.{phase}')}"
 
 
 def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
@@ -444,7 +447,8 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     else:
         grid = Table(box=None, header_style="bold", pad_edge=False)
         for col in ("player", "team", "tricks", "cards"):
-            grid.add_column(col, justify="left" if col in ("player", "team") else "right")
+            grid.add_column(tr(f"cli.col.{col}"),
+                            justify="left" if col in ("player", "team") else "right")
         for seat in range(4):
             name = who(model, seat)
             if seat == v.to_act:
@@ -455,15 +459,14 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if info_seat.kind == "human" and not info_seat.connected:
                 name.append(" (a bot plays for them)" if info_seat.level
                             else " (disconnected)", style="dim")
-            team = (("yours" if team_of(seat) == team_of(model.seat) else "theirs")
+            team = ((tr("cli.col.yours") if team_of(seat) == team_of(model.seat)
+                     else tr("cli.col.theirs"))
                     if model.seat is not None
-                    else "with " + _short(model, partner_of(seat)).plain)
+                    else tr("cli.col.with", name=_short(model, partner_of(seat)).plain))
             grid.add_row(name, team, str(v.trick_counts[seat]), str(v.hand_sizes[seat]))
         parts.append(grid)
-        points = Text("Points: ")
-        points.append_text(team_text(model, 0)).append(f" {v.points[0]}  ·  ")
-        points.append_text(team_text(model, 1)).append(f" {v.points[1]}")
-        parts.append(points)
+        parts.append(tr_text("cli.points", team0=team_text(model, 0), p0=v.points[0],
+                             team1=team_text(model, 1), p1=v.points[1]))
 
     if v.phase in (Phase.CHANTER_VOTE, Phase.CHANTER_DISCARD):
         votes = Text("Chanter (R9) votes: ")
@@ -478,17 +481,16 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     if v.phase == Phase.PLAY:
         if v.tricks:
             last = v.tricks[-1]
-            prev = Text(f"Last trick ({len(v.tricks)}): ", style="dim")
-            prev.append_text(trick_cards(model, last.leader, last.cards, with_name=not compact))
-            prev.append(" → ")
-            prev.append_text(_short(model, last.winner) if last.winner is not None
-                             else Text("spoiled"))
+            prev = tr_text("cli.trick.last", style="dim", n=len(v.tricks),
+                           cards=trick_cards(model, last.leader, last.cards,
+                                             with_name=not compact),
+                           winner=_short(model, last.winner) if last.winner is not None
+                           else Text(tr("cli.spoiled")))
             parts.append(prev)
-        trick = Text(f"Trick {len(v.tricks) + 1} of 9, led by ")
-        trick.append_text(_short(model, v.leader))
-        trick.append(": ")
+        trick = tr_text("cli.trick.now", n=len(v.tricks) + 1, name=_short(model, v.leader))
+        trick.append(" ")
         if not v.trick:
-            trick.append("no card yet", style="dim")
+            trick.append(tr("cli.trick.no_card"), style="dim")
         for i, (seat, card) in enumerate(v.trick):
             if i:
                 trick.append(", ")
@@ -515,14 +517,14 @@ def trick_cards(model: TableModel, leader: int, cards: list[str],
 def hand_table(hand: list[str]) -> RenderableType:
     """Your hand strongest first (R3), numbered: type the number or the code to play."""
     if not hand:
-        return Text("Your hand: (empty)")
-    table = Table(box=None, title="Your hand (strongest first):", title_justify="left",
+        return Text(tr("cli.hand.empty"))
+    table = Table(box=None, title=tr("cli.hand.title"), title_justify="left",
                   show_header=False, pad_edge=False)
     table.add_column(justify="right")
     table.add_column()
     table.add_column(justify="right", style="dim")
     for i, code in enumerate(sort_by_strength(hand), 1):
-        table.add_row(f"{i:>2}", card_text(code), f"strength {STRENGTH[code]}")
+        table.add_row(f"{i:>2}", card_text(code), tr("cli.strength", n=STRENGTH[code]))
     return table
 
 
@@ -530,8 +532,8 @@ def hand_line(hand: list[str]) -> RenderableType:
     """The compact hand: ``Hand:  1 3o◆  2 9c♥ …``, numbered strongest first like the table,
     in columns so a number never wraps away from its card."""
     if not hand:
-        return Text("Hand: (empty)")
-    cells = [Text("Hand:")]
+        return Text(tr("cli.hand.compact.empty"))
+    cells = [Text(tr("cli.hand.compact"))]
     for i, code in enumerate(sort_by_strength(hand), 1):
         symbol, colour = SUIT_STYLE.get(code[1:2], ("?", "white"))
         cell = Text(f"{i} ")
@@ -547,25 +549,16 @@ def turn_hint(model: TableModel, compact: bool = False) -> Text:
         return Text()
     phase = v.phase
     if phase == "match_over":
-        return Text("The match is over.", style="bold")
+        return Text(tr("cli.turn.over"), style="bold")
     if model.my_turn:
-        if phase == "chanter_vote":
-            return Text("▶ Your vote: do you want to chanter (R9)? Type `yes` or `no`.",
-                        style="bold yellow")
-        if phase == "chanter_discard":
-            return Text("▶ Discard six cards (R9): type six codes or numbers, "
-                        "e.g. `10 11 12 13 14 15`.", style="bold yellow")
-        if compact:
-            return Text("▶ Your turn: a card code (3o) or its number.", style="bold yellow")
-        return Text("▶ Your turn: type a card code (e.g. 3o) or its number in your hand.",
+        if phase in ("chanter_vote", "chanter_discard"):
+            return Text(tr(f"cli.turn.{phase}"), style="bold yellow")
+        return Text(tr("cli.turn.play.compact" if compact else "cli.turn.play"),
                     style="bold yellow")
     if v.to_act is None:
         return Text()
-    out = Text("Waiting for ")
-    out.append_text(who(model, v.to_act))
-    out.append({"chanter_vote": " to vote on chanter.",
-                "chanter_discard": " to discard."}.get(phase, " to play."))
-    return out
+    waiting = phase if phase in ("chanter_vote", "chanter_discard") else "play"
+    return tr_text(f"cli.waiting.{waiting}", name=who(model, v.to_act))
 
 
 def signal_text(model: TableModel, sig: SignalInfo | SignalReceived) -> Text:
@@ -938,19 +931,20 @@ def deal_result(model: TableModel, event: DealScored,
 def match_result(model: TableModel, event: MatchOver) -> Text:
     """R14: more points wins; equal totals are a draw."""
     p = event.points
-    t = Text("═══ Match over: ", style="bold")
-    t.append_text(team_text(model, 0)).append(f" {p[0]}, ")
-    t.append_text(team_text(model, 1)).append(f" {p[1]}. ")
+    t = tr_text("cli.match.over", style="bold", team0=team_text(model, 0), p0=p[0],
+                team1=team_text(model, 1), p1=p[1])
+    t.append(" ")
     result = event.result
     if result == "draw":
-        t.append("It is a draw.", style="bold")
+        t.append(tr("cli.match.draw"), style="bold")
     else:
         team = 0 if result == "team0" else 1
         if model.seat is not None:
-            t.append("You win!" if team_of(model.seat) == team else "You lose.",
+            t.append(tr("cli.match.win") if team_of(model.seat) == team
+                     else tr("cli.match.lose"),
                      style="bold green" if team_of(model.seat) == team else "bold")
         else:
-            t.append_text(team_text(model, team)).append(" win.", style="bold green")
+            t.append_text(tr_text("cli.match.team_wins", team=team_text(model, team)))
     t.append(" ═══", style="bold")
     return t
 
