@@ -320,6 +320,33 @@ def test_tampered_seed_material_is_rejected(real_record: dict[str, Any]) -> None
     assert "seed" in vf.verify(bad)["error"]
 
 
+def test_chanter_discards_are_checked_against_the_seed(real_record: dict[str, Any]) -> None:
+    """R9/R8a: a taker discards six of its fifteen cards (nine dealt, six from the talon);
+    which six is the player's choice, but a card from outside them is rejected."""
+    # Another choice of discards (keep a discarded card, drop a kept one of the same
+    # strength, R3, so every trick still has the same winner) is legal.
+    swaps = [(n, s, kept, gone) for n, d in enumerate(real_record["deals"]) for s in range(4)
+             for kept in d["hands"][s] for gone in d["chanter"]["discards"][s]
+             if vf.strength(kept) == vf.strength(gone)]
+    assert swaps, "no discard of the same strength as a kept card in this record"
+    deal_index, taker, kept, gone = swaps[0]
+    other = copy.deepcopy(real_record)
+    d = other["deals"][deal_index]
+    d["chanter"]["discards"][taker] = [kept if c == gone else c
+                                       for c in d["chanter"]["discards"][taker]]
+    d["hands"][taker] = [gone if c == kept else c for c in d["hands"][taker]]
+    d["tricks"] = [[gone if c == kept else c for c in t] for t in d["tricks"]]
+    assert vf.verify(other)["valid"]
+    deal = real_record["deals"][deal_index]
+    # A discard the taker never held is not.
+    bad = copy.deepcopy(real_record)
+    stranger = next(s for s in range(4) if not deal["chanter"]["discards"][s])
+    bad["deals"][deal_index]["chanter"]["discards"][taker][0] = deal["hands"][stranger][0]
+    verdict = vf.verify(bad)
+    assert not verdict["valid"]
+    assert f"deal {deal_index + 1}" in verdict["error"] and "R9" in verdict["error"]
+
+
 def test_wrong_shown_commitment_or_prefix_is_rejected(real_record: dict[str, Any]) -> None:
     commitment = real_record["fair"]["commitment"]
     assert vf.verify(real_record, commitment)["valid"]
@@ -352,3 +379,30 @@ def test_command_line_prints_the_verdict(real_record: dict[str, Any], tmp_path: 
         )
         assert run.returncode == code, run.stdout + run.stderr
         assert json.loads(run.stdout)["proven"] is (code == 0)
+
+
+async def test_real_record_with_bots_voting_chanter_is_proven(redis_url: str,
+                                                               key_prefix: str) -> None:
+    """R9/R17: random bots vote for and against the chanter: votes, nulls after a refusal,
+    and exchanges only when all four agreed, all checked against the seed."""
+    async with serve(redis_url, key_prefix) as url:
+        client = await NetClient.open(url, "p0")
+        try:
+            # A bot delay keeps our one player under the command rate (PROTOCOL.md, Limits).
+            opts = {"deals": 5, "chanter": True, "bot_delay_ms": 30, "signals": "risky"}
+            table = (await client.call("create_table", options=opts))["table"]
+            for seat in (1, 2, 3):
+                await client.call("add_bot", table=table, seat=seat, level="random")
+            await client.call("start", table=table, contribution="c0ffee")
+            over = await autoplay(client, table, 0, timeout=60)
+        finally:
+            await client.close()
+    assert over is not None
+    record = over["record"]
+    verdict = check(record)
+    votes = [d["chanter"]["votes"] for d in record["deals"]]
+    assert verdict["checks"]["deals"] == 5
+    assert verdict["contributors"] == 1 and record["bots"] == [False, True, True, True]
+    # votes[s] is seat s's vote (not the n-th voter's), null once a refusal ended the vote;
+    # the verifier rejects any other layout, so reaching here confirms the reading (F9).
+    assert any(False in v for v in votes), votes  # all-yes in 5 deals: < 2^-15 with random bots
