@@ -406,3 +406,52 @@ async def test_real_record_with_bots_voting_chanter_is_proven(redis_url: str,
     # votes[s] is seat s's vote (not the n-th voter's), null once a refusal ended the vote;
     # the verifier rejects any other layout, so reaching here confirms the reading (F9).
     assert any(False in v for v in votes), votes  # all-yes in 5 deals: < 2^-15 with random bots
+
+
+def last_next_commitment(client: NetClient) -> str | None:
+    """The `next_commitment` of the latest TableInfo this client was sent (R8a step 1)."""
+    infos = [e["table"] for e in client.payloads("table_changed")]
+    return infos[-1].get("next_commitment") if infos else None
+
+
+async def test_rematch_record_follows_the_commitment_shown_before(redis_url: str,
+                                                                   key_prefix: str) -> None:
+    """R8a step 1, R6: each match has its own commitment, shown before anyone contributes
+    (the rematch's from the moment the first match starts), and its own deals from deal:1."""
+    async with serve(redis_url, key_prefix) as url:
+        clients = [await NetClient.open(url, f"p{i}") for i in range(4)]
+        try:
+            opts = {"deals": 1, "bot_delay_ms": 0}
+            table = (await clients[0].call("create_table", options=opts))["table"]
+            for i in (1, 2, 3):
+                await clients[i].call("join", table=table, seat=i)
+            shown_1 = last_next_commitment(clients[3])
+            await clients[0].call("start", table=table, contribution="aa")
+            firsts = await asyncio.gather(*(autoplay(c, table, i) for i, c in enumerate(clients)))
+            shown_2 = last_next_commitment(clients[3])
+            marks = [len(c.events) for c in clients]
+            for i, c in enumerate(clients):
+                await c.call("rematch", table=table, contribution=f"{i + 1:02x}")
+            await asyncio.gather(*(autoplay(c, table, i, start=marks[i])
+                                   for i, c in enumerate(clients)))
+            record_1 = (await clients[0].call("get_record", table=table, match=1))["record"]
+            record_2 = (await clients[0].call("get_record", table=table, match=2))["record"]
+        finally:
+            for c in clients:
+                await c.close()
+    assert firsts[0] is not None and firsts[0]["record"] == record_1
+    assert shown_1 and shown_2 and shown_1 != shown_2
+    assert check(record_1, shown_1)["contributors"] == 1
+    assert check(record_2, shown_2)["contributors"] == 4
+    assert record_2["fair"]["contributions"] == ["01", "02", "03", "04"]
+    assert not vf.verify(record_2, shown_1)["valid"]
+
+
+async def test_real_record_target_points_is_proven(redis_url: str, key_prefix: str) -> None:
+    """R14a: with target_points every deal still follows from deal:N, and play stopped at
+    the first deal that took a team to the target (the verifier replays R10-R13 for it)."""
+    options = {"target_points": 3, "signals": "off"}
+    record = await play_match(redis_url, key_prefix, options, CONTRIBS, signals=False)
+    verdict = check(record)
+    assert max(verdict["points"]) >= 3
+    assert verdict["checks"]["deals"] == len(record["deals"]) >= 2
