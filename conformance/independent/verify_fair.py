@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 import sys
 from collections import Counter
@@ -26,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 SCHEME = "aluette-fair/2"
+SCHEMES = {"aluette-fair/2": 2, "aluette-fair/1": 1}  # R8a "Scheme 1": /1 in both hashes
 SUITS = "ocbe"  # R2: oros, copas, bastos, espadas; "suit-major order" (R8a) follows this table
 RANKS = "123456789VCR"  # R2's rank row, in the order printed
 PACK = [r + s for s in SUITS for r in RANKS]  # R8a: 1o 2o ... Ro 1c ... Re
@@ -62,15 +64,28 @@ def sha_hex(text: str) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def commitment_of(secret: str, salt: str) -> str:
+def commitment_of(secret: str, salt: str, version: int = 2) -> str:
     """R8a step 1: SHA-256("aluette-commit/2:" + secret + ":" + salt), over the hex text."""
-    return sha_hex("aluette-commit/2:" + secret + ":" + salt)
+    return sha_hex(f"aluette-commit/{version}:" + secret + ":" + salt)
 
 
-def seed_of(secret: str, salt: str, contributions: list[str | None]) -> str:
+def seed_of(secret: str, salt: str, contributions: list[str | None], version: int = 2) -> str:
     """R8a step 3: the seed, cN being seat N's contribution or the empty string."""
     joined = ",".join(c or "" for c in contributions)
-    return sha_hex("aluette-seed/2:" + secret + ":" + salt + ":" + joined)
+    return sha_hex(f"aluette-seed/{version}:" + secret + ":" + salt + ":" + joined)
+
+
+def v1_stream(seed: str, label: str) -> random.Random:
+    """R8a "Scheme 1": CPython's Mersenne Twister seeded with "aluette:" + seed + ":" + label."""
+    return random.Random("aluette:" + seed + ":" + label)
+
+
+def shuffled(seed: str, label: str, version: int) -> list[str]:
+    if version == 1:
+        pack = list(PACK)
+        v1_stream(seed, label).shuffle(pack)
+        return pack
+    return Stream(seed, label).shuffle(PACK)
 
 
 class Stream:
@@ -112,9 +127,9 @@ class Stream:
         return out
 
 
-def deal_pack(seed: str, number: int) -> list[str]:
+def deal_pack(seed: str, number: int, version: int = 2) -> list[str]:
     """R8a, R8: deal N's pack order."""
-    return Stream(seed, f"deal:{number}").shuffle(PACK)
+    return shuffled(seed, f"deal:{number}", version)
 
 
 def dealt_hands(pack: list[str], dealer: int) -> list[list[str]]:
@@ -127,12 +142,14 @@ def dealt_hands(pack: list[str], dealer: int) -> list[list[str]]:
     return hands
 
 
-def random_first_dealer(seed: str) -> int:
-    """R6 via R8a: below(stream(seed, "first_dealer"), 4)."""
+def random_first_dealer(seed: str, version: int = 2) -> int:
+    """R6 via R8a: below(stream(seed, "first_dealer"), 4) (scheme 1: randrange(4))."""
+    if version == 1:
+        return v1_stream(seed, "first_dealer").randrange(4)
     return Stream(seed, "first_dealer").below(4)
 
 
-def partner_draw(seed: str, reseat: str = "clockwise") -> dict[str, Any]:
+def partner_draw(seed: str, reseat: str = "clockwise", version: int = 2) -> dict[str, Any]:
     """R7 via R8a: turn the shuffled pack up to seats 0,1,2,3,... skipping seats holding a top card.
 
     Returns the cards turned (seat, card), who holds which top card, the re-seating
@@ -141,7 +158,7 @@ def partner_draw(seed: str, reseat: str = "clockwise") -> dict[str, Any]:
     order" is ambiguous; ``clockwise`` counts both the players and the free seats clockwise
     from the Monsieur holder, ``ascending`` by seat number.
     """
-    pack = Stream(seed, "partner_draw").shuffle(PACK)
+    pack = shuffled(seed, "partner_draw", version)
     turned: list[tuple[int, str]] = []
     holder: dict[str, int] = {}
     seat = 0
@@ -173,8 +190,11 @@ def partner_draw(seed: str, reseat: str = "clockwise") -> dict[str, Any]:
     }
 
 
-def noticed(seed: str, k: int, risk: float) -> tuple[bool, bool]:
+def noticed(seed: str, k: int, risk: float, version: int = 2) -> tuple[bool, bool]:
     """R16 via R8a: (left opponent noticed, right opponent noticed) for the match's K-th signal."""
+    if version == 1:
+        rng = v1_stream(seed, f"signal:{k}")
+        return (rng.random() < risk, rng.random() < risk)
     s = Stream(seed, f"signal:{k}")
     bound = risk * TWO32
     return (s.word() < bound, s.word() < bound)
@@ -202,6 +222,7 @@ class Verifier:
         self.reseat = reseat
         self.notes: list[str] = []
         self.checks: Counter[str] = Counter()
+        self.version = 2
 
     def fail(self, msg: str) -> NoReturn:
         raise Rejected(msg)
@@ -211,8 +232,9 @@ class Verifier:
         fair = self.record.get("fair")
         if not isinstance(fair, dict):
             self.fail("no seed material (record.fair): unproven")
-        if fair.get("scheme") != SCHEME:
-            self.fail(f"fair.scheme is {fair.get('scheme')!r}, this verifier knows only {SCHEME}")
+        if fair.get("scheme") not in SCHEMES:
+            self.fail(f"fair.scheme is {fair.get('scheme')!r}, not one of {sorted(SCHEMES)}")
+        self.version = SCHEMES[fair["scheme"]]
         secret, salt, seed = fair.get("secret"), fair.get("salt"), fair.get("seed")
         commitment, contribs = fair.get("commitment"), fair.get("contributions")
         if not _is_hex(secret, 64):
@@ -227,7 +249,7 @@ class Verifier:
             if c is not None and not _is_hex(c, max_len=64):
                 self.fail(f"fair.contributions[{i}] is not null or 1-64 lowercase hex digits")
         secret, salt = str(secret), str(salt)
-        if commitment_of(secret, salt) != commitment:
+        if commitment_of(secret, salt, self.version) != commitment:
             self.fail("seed material does not match its commitment: SHA-256(secret, salt) differs")
         self.checks["commitment"] += 1
         if self.shown is not None:
@@ -236,7 +258,7 @@ class Verifier:
             if self.shown != commitment:
                 self.fail("the record's commitment is not the one you were shown")
             self.checks["shown_commitment"] += 1
-        expected_seed = seed_of(secret, salt, contribs)
+        expected_seed = seed_of(secret, salt, contribs, self.version)
         if seed != expected_seed:
             self.fail("fair.seed is not SHA-256 of the secret, salt and contributions")
         self.checks["seed"] += 1
@@ -254,13 +276,13 @@ class Verifier:
 
     def first_dealer(self, seed: str, options: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
         if options.get("partner_draw"):
-            draw = partner_draw(seed, self.reseat)
+            draw = partner_draw(seed, self.reseat, self.version)
             self.checks["partner_draw"] += 1
             return draw["first_dealer"], draw
         fd = options.get("first_dealer", "random")
         if fd == "random":
             self.checks["first_dealer_random"] += 1
-            return random_first_dealer(seed), None
+            return random_first_dealer(seed, self.version), None
         if not isinstance(fd, int) or not 0 <= fd <= 3:
             self.fail(f"options.first_dealer {fd!r} is neither a seat nor 'random'")
         return fd, None
@@ -330,7 +352,7 @@ class Verifier:
                 self.fail(f"deal {n}, signal {i}: from_seat {src!r} is not a seat")
             expected = [(src + 2) % 4]
             if mode == "risky":
-                left, right = noticed(seed, k, risk)
+                left, right = noticed(seed, k, risk, self.version)
                 if left:
                     expected.append((src + 1) % 4)
                 if right:
@@ -409,10 +431,20 @@ class Verifier:
             if dealer != expected_dealer:
                 what = "the seed's first dealer" if i == 0 else "the dealer passing left (R6)"
                 self.fail(f"deal {n}: dealer {dealer!r}, {what} gives seat {expected_dealer}")
-            pack = deal_pack(seed, n)
+            pack = deal_pack(seed, n, self.version)
             dealt = dealt_hands(pack, dealer)
             hands = dealt
-            if options.get("chanter"):
+            pools: dict[int, list[str]] = {}
+            if options.get("chanter") and self.version == 1 and "chanter" not in deal:
+                # Scheme 1 records predate R17's `chanter`: the takers' nine are only known
+                # to be among their fifteen cards (FINDINGS.md F12).
+                left = (dealer + 1) % 4
+                pools = {left: dealt[left] + pack[36:48:2], dealer: dealt[dealer] + pack[37:48:2]}
+                self.notes.append(
+                    f"deal {n}: scheme 1 record without `chanter`: the takers' "
+                    "hands are checked as 9 of their 15 cards only"
+                )
+            elif options.get("chanter"):
                 hands = self.check_chanter(n, deal, dealer, dealt, pack)
             elif deal.get("chanter") is not None and deal["chanter"].get("exchange"):
                 self.fail(f"deal {n}: a chanter exchange at a table without chanter")
@@ -421,6 +453,13 @@ class Verifier:
                 self.fail(f"deal {n}: hands is not 4 lists")
             for s in range(4):
                 held: Counter[str] = Counter(got[s])
+                if s in pools:
+                    if len(got[s]) != 9 or held - Counter(pools[s]):
+                        self.fail(
+                            f"deal {n} does not follow from the seed: seat {s}'s hand "
+                            "is not 9 of its dealt and talon cards (R9)"
+                        )
+                    continue
                 if held != Counter(hands[s]):
                     diff_rec = sorted((held - Counter(hands[s])).elements())
                     diff_seed = sorted((Counter(hands[s]) - held).elements())

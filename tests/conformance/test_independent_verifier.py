@@ -455,3 +455,18 @@ async def test_real_record_target_points_is_proven(redis_url: str, key_prefix: s
     verdict = check(record)
     assert max(verdict["points"]) >= 3
     assert verdict["checks"]["deals"] == len(record["deals"]) >= 2
+
+
+@pytest.mark.parametrize("name", ["v1-plain.json", "v1-chanter-partner-draw.json"])
+def test_stored_scheme_1_records_are_proven(name: str) -> None:
+    """R8a "Scheme 1": the project's stored aluette-fair/1 records (data files only) follow
+    from their seed under the scheme 1 text (Mersenne Twister streams)."""
+    record = json.loads((ROOT / "tests" / "records" / "stored" / name).read_text())
+    assert record["fair"]["scheme"] == "aluette-fair/1"
+    verdict = check(record)
+    assert verdict["checks"]["deals"] == len(record["deals"])
+    bad = swap_card(record, 0)
+    assert not vf.verify(bad)["valid"]
+    bad = copy.deepcopy(record)
+    bad["fair"]["scheme"] = "aluette-fair/2"
+    assert "commitment" in vf.verify(bad)["error"]
