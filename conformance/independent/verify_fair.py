@@ -31,6 +31,19 @@ SCHEMES = {"aluette-fair/2": 2, "aluette-fair/1": 1}  # R8a "Scheme 1": /1 in bo
 SUITS = "ocbe"  # R2: oros, copas, bastos, espadas; "suit-major order" (R8a) follows this table
 RANKS = "123456789VCR"  # R2's rank row, in the order printed
 PACK = [r + s for s in SUITS for r in RANKS]  # R8a: 1o 2o ... Ro 1c ... Re
+SIGNALS = {
+    "monsieur",
+    "madame",
+    "borgne",
+    "vache",
+    "grand_neuf",
+    "petit_neuf",
+    "deux_de_chene",
+    "deux_d_ecrit",
+    "aces",
+    "useless_hand",
+    "going_mordienne",
+}  # R15
 TOP_FOUR = ("3o", "3c", "2o", "2c")  # R7: Monsieur, Madame, Le Borgne, La Vache
 HEX = re.compile(r"[0-9a-f]+")
 TWO32 = 2**32
@@ -350,6 +363,7 @@ class Verifier:
             src = sig.get("from_seat")
             if not isinstance(src, int) or not 0 <= src <= 3:
                 self.fail(f"deal {n}, signal {i}: from_seat {src!r} is not a seat")
+            self.check_signal_shape(n, i, sig, deal)
             expected = [(src + 2) % 4]
             if mode == "risky":
                 left, right = noticed(seed, k, risk, self.version)
@@ -368,6 +382,23 @@ class Verifier:
             self.checks["signal_to_ascending" if to == sorted(to) else "signal_to_unsorted"] += 1
             k += 1
         return k
+
+    def check_signal_shape(self, n: int, i: int, sig: dict[str, Any], deal: dict[str, Any]) -> None:
+        """R15/R17: a signal of the vocabulary, `n` only for aces, `at` within the deal's turn
+        actions and never going back (the signals are listed in order)."""
+        name, count = sig.get("signal"), sig.get("n")
+        if name not in SIGNALS:
+            self.fail(f"deal {n}, signal {i}: {name!r} is not in R15's vocabulary")
+        if (name == "aces") != (count is not None) or (count is not None and not 1 <= count <= 4):
+            self.fail(f"deal {n}, signal {i}: n={count!r} (R15: 1-4 for aces, none otherwise)")
+        ch = deal.get("chanter") or {}
+        actions = (
+            36 + sum(v is not None for v in ch.get("votes") or []) + 2 * bool(ch.get("exchange"))
+        )
+        at = sig.get("at")
+        previous = deal["signals"][i - 1].get("at", 0) if i else 0
+        if at is not None and not (isinstance(at, int) and previous <= at <= actions):
+            self.fail(f"deal {n}, signal {i}: at={at!r} is not between {previous} and {actions}")
 
     def replay(
         self, n: int, deal: dict[str, Any], dealer: int, hands: list[list[str]]

@@ -230,33 +230,59 @@ async def test_real_record_partner_draw_is_proven(redis_url: str, key_prefix: st
     assert [record["seats"][seating[old]] for old in range(4)] == ["p0", "p1", "p2", "p3"]
 
 
-def seated_as(record: dict[str, Any], reseat: str) -> bool:
+def seated_as(record: dict[str, Any], before: list[str], reseat: str) -> bool:
+    """Whether the record's seats are ``before`` re-seated by R7's draw, read as ``reseat``."""
     seating = vf.partner_draw(record["fair"]["seed"], reseat)["seating"]
-    return [record["seats"][seating[old]] for old in range(4)] == ["p0", "p1", "p2", "p3"]
+    return [record["seats"][seating[old]] for old in range(4)] == before
 
 
-async def test_real_partner_draw_settles_the_reseating_reading(
-    redis_url: str, key_prefix: str
-) -> None:
+async def test_real_partner_draw_settles_the_reseating_reading(redis_url: str,
+                                                                key_prefix: str) -> None:
     """F3: R7's "the other two take the remaining seats in their previous clockwise order"
-    reads two ways; they differ in about one draw in six. Play one-deal matches until a
-    draw tells them apart ((5/6)^60 < 2e-5 that none does) and check which one the server
-    plays: the clockwise reading (both orders counted from the Monsieur holder)."""
-    options = {"deals": 1, "partner_draw": True, "signals": "off"}
+    reads two ways; they differ in about one draw in six. Play one-deal matches (rematches,
+    each with a new draw, R6) until a draw tells them apart ((5/6)^60 < 2e-5 that none
+    does) and check which one the server plays: the clockwise reading (both orders counted
+    from the Monsieur holder)."""
+    options = {"deals": 1, "partner_draw": True, "signals": "off", "bot_delay_ms": 0}
     async with serve(redis_url, key_prefix) as url:
-        for _ in range(60):
-            record = await play_on(url, options, [None, None, None, "01"], signals=False)
-            seed = record["fair"]["seed"]
-            if (
-                vf.partner_draw(seed, "clockwise")["seating"]
-                != vf.partner_draw(seed, "ascending")["seating"]
-            ):
-                break
-        else:
-            pytest.fail("no partner draw told the two readings of R7 apart")
-    assert seated_as(record, "clockwise")
-    assert not seated_as(record, "ascending")
-    assert vf.verify(record)["valid"]
+        clients = [await NetClient.open(url, f"p{i}") for i in range(4)]
+        try:
+            table = (await clients[0].call("create_table", options=options))["table"]
+            for i in (1, 2, 3):
+                await clients[i].call("join", table=table, seat=i)
+            seats = [0, 1, 2, 3]  # each client's seat
+            for round_ in range(60):
+                before = [f"p{seats.index(s)}" for s in range(4)]
+                marks = [len(c.events) for c in clients]
+                if round_ == 0:
+                    await clients[0].call("start", table=table, contribution="01")
+                else:
+                    if round_ >= 3:  # ten commands a match: keep under 20/s (PROTOCOL Limits)
+                        await asyncio.sleep(0.55)
+                    for c in clients:
+                        await c.call("rematch", table=table)
+                await clients[0].wait_until(lambda m=marks[0]: any(
+                    e["event"] and e["event"]["type"] == "partner_draw"
+                    for e in clients[0].events[m:]))
+                draw = next(e["event"] for e in clients[0].events[marks[0]:]
+                            if e["event"] and e["event"]["type"] == "partner_draw")
+                seats = [draw["seating"][seats[i]] for i in range(4)]
+                overs = await asyncio.gather(*(autoplay(c, table, seats[i], start=marks[i])
+                                               for i, c in enumerate(clients)))
+                assert overs[0] is not None
+                record = overs[0]["record"]
+                assert vf.verify(record)["valid"]
+                seed = record["fair"]["seed"]
+                if vf.partner_draw(seed, "clockwise")["seating"] != vf.partner_draw(
+                        seed, "ascending")["seating"]:
+                    break
+            else:
+                pytest.fail("no partner draw told the two readings of R7 apart")
+        finally:
+            for c in clients:
+                await c.close()
+    assert seated_as(record, before, "clockwise")
+    assert not seated_as(record, before, "ascending")
 
 
 async def test_real_record_no_contribution_says_server_alone(
