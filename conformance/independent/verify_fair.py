@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""An independent fair-deal verifier for Aluette match records (scheme ``aluette-fair/2``).
+"""An independent fair-deal verifier for Aluette match records (``aluette-fair/2``, and /1).
 
 Written from the text of docs/RULES.md (R8a and the rules it names: R2 card codes and the
 pack, R6 first dealer, R7 partner draw, R8 the deal, R9 chanter exchange, R10-R13 tricks
 and scoring, R16 risky signals, R17 the record format) and nothing else: it imports no
 part of the project, only the Python standard library. Where the text left a choice open
-the guess taken is marked ``GUESS`` and explained in FINDINGS.md next to this file.
+the guess taken cites its entry (F1, F2, ...) in FINDINGS.md, next to this file.
 
 Usage::
 

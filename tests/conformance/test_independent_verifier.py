@@ -78,7 +78,8 @@ def test_r8a_vector_first_dealer_r6() -> None:
 
 @pytest.mark.parametrize("reseat", ["clockwise", "ascending"])
 def test_r8a_vector_partner_draw_r7(reseat: str) -> None:
-    """Both readings of R7's re-seating (FINDINGS.md F3) give the vector's seating."""
+    """Both readings of R7's re-seating give the vector's seating (F3 of
+    conformance/independent/FINDINGS.md): the vector cannot tell them apart."""
     draw = vf.partner_draw(SEED, reseat)
     turned = " ".join(f"{seat}:{card}" for seat, card in draw["turned"])
     assert turned == VEC["partner_draw"]["turned"]
@@ -87,7 +88,7 @@ def test_r8a_vector_partner_draw_r7(reseat: str) -> None:
 
 
 def test_r7_reseat_readings_differ_when_monsieur_follows_madame() -> None:
-    """F3: the two readings part when Madame's holder sits just right of Monsieur's."""
+    """F3: the two readings part, e.g. when Madame's holder sits just right of Monsieur's."""
     seatings = {}
     for reseat in ("clockwise", "ascending"):
         found = None
@@ -236,6 +237,7 @@ def seated_as(record: dict[str, Any], before: list[str], reseat: str) -> bool:
     return [record["seats"][seating[old]] for old in range(4)] == before
 
 
+@pytest.mark.slow  # a random number of paced matches: 1-30 s
 async def test_real_partner_draw_settles_the_reseating_reading(redis_url: str,
                                                                 key_prefix: str) -> None:
     """F3: R7's "the other two take the remaining seats in their previous clockwise order"
@@ -414,7 +416,7 @@ async def test_real_record_with_bots_voting_chanter_is_proven(redis_url: str,
     async with serve(redis_url, key_prefix) as url:
         client = await NetClient.open(url, "p0")
         try:
-            # A bot delay keeps our one player under the command rate (PROTOCOL.md, Limits).
+            # A bot delay keeps our one player under the command rate (docs/PROTOCOL.md, Limits).
             opts = {"deals": 5, "chanter": True, "bot_delay_ms": 30, "signals": "risky"}
             table = (await client.call("create_table", options=opts))["table"]
             for seat in (1, 2, 3):
