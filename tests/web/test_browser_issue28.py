@@ -3,7 +3,8 @@ a real process):
 
 - Build 5 / issue 31 item 6: the match's commitment is shown in full (all 64 digits) in a
   box, and its button copies exactly that to the clipboard, never a prefix;
-- Build 1: the end screen links to the match's replay (``/r/<table>/<match>``), which opens;
+- Build 1: the end screen links to the match's replay (``/r/<table>/<match>``), which opens,
+  and so does the finished table's entry in the lobby (the player's history);
 - Build 3: at a table whose options allow hints, the seated player's turn offers "What would
   the expert play?", and its answer names a card of their hand (protocol 1.5 ``hint``); the
   table is marked; a table without hints offers no such button.
@@ -59,6 +60,11 @@ async def test_the_full_commitment_is_copied_and_the_end_screen_opens_the_replay
     await link.click()
     await page.wait_for_selector(".replay-meta:has-text('step 1 of 10')", timeout=WAIT_MS)
     assert page.url == f"{base}/r/{table}/1"
+    # The lobby's history: the finished table she played at links to its replay too.
+    await page.click("#home-link")
+    entry = page.locator(f'[data-key="replay-{table}"]')
+    await entry.wait_for(timeout=WAIT_MS)
+    assert await entry.get_attribute("href") == f"/r/{table}/1"
     assert ana.csp_or_script_errors() == [], ana.errors
 
 

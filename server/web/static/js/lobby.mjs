@@ -3,6 +3,7 @@
 import { safeName } from "./cards.mjs";
 import { fill, h } from "./dom.mjs";
 import { t } from "./i18n.mjs";
+import { replayLink } from "./replay.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -147,7 +148,10 @@ function tableEntry(app, info, mySeat) {
       mySeat !== undefined
         ? h("a", { href: app.tableLink(table), class: "button primary" }, t("lobby.back_to_seat"))
         : h("a", { href: app.tableLink(table), class: "button" },
-          waiting ? t("lobby.open") : t("lobby.watch"))));
+          waiting ? t("lobby.open") : t("lobby.watch")),
+      // A finished match you played (issue 28): its replay, from the lobby's history.
+      status === "finished" ? h("a", { href: replayLink(table, info.match ?? null),
+        class: "button", dataset: { key: `replay-${table}` } }, t("match.replay")) : null));
 }
 
 export function renderLobby(app) {
