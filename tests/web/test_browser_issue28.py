@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from tests.server.netclient import NetClient
+from tests.server.players import autoplay
 
 from .test_browser import WAIT_MS, Player, next_turn, sit, take_turn
 from .test_browser_chat import host_fast_table
@@ -172,3 +173,40 @@ async def test_the_replay_shows_the_reviews_progress_and_verdicts_in_french_too(
     assert "Levée 1, entamée par Ana" in await fr.text(".replay-trick")
     assert await fr.page.get_attribute('[data-replay="next"]', "aria-label") == "Levée suivante"
     assert fr.csp_or_script_errors() == [], fr.errors
+
+
+async def test_a_private_tables_replay_opens_with_its_code_and_is_shared(browser, server_proc):
+    """Build 1: a private table's replay is for its players "or holders of its code": the
+    link with ``#code=`` opens it, and its review, for a stranger; the replay's Share button
+    copies that link; without the code the stranger is refused."""
+    await server_proc()
+    port = server_proc.port
+    base = f"http://127.0.0.1:{port}"
+    ana = await NetClient.open(f"ws://127.0.0.1:{port}", "Ana")
+    try:
+        created = await ana.call("create_table", private=True, options={
+            "deals": 1, "bot_delay_ms": 0, "first_dealer": 3, "signals": "off"})
+        table, code = created["table"], created["code"]
+        await ana.call("start", table=table)
+        assert await autoplay(ana, table, 0) is not None
+    finally:
+        await ana.close()
+    eve = await Player.open(browser, base, "Eve",
+                            permissions=["clipboard-read", "clipboard-write"])
+    page = eve.page
+    await page.goto(f"{base}/r/{table}/1")
+    await eve.online()
+    await page.wait_for_selector("#replay-view .notice", timeout=WAIT_MS)
+    assert await page.locator(".replay-meta").count() == 0
+    await page.goto(f"{base}/r/{table}/1#code={code}")
+    await eve.online()
+    await page.wait_for_selector(".replay-meta:has-text('step 1 of 10')", timeout=WAIT_MS)
+    await page.click('[data-replay="share"]')
+    shared = await page.evaluate("() => navigator.clipboard.readText()")
+    assert shared == f"{base}/r/{table}/1#code={code}"
+    await page.click('[data-replay="review-0"]')
+    await page.wait_for_selector(
+        ".replay-review p:is(:has-text('Waiting for the expert'), :has-text('The expert is "
+        "looking'), :has-text(\"The expert's review of Ana\"))", timeout=WAIT_MS)
+    assert "no such table" not in (await eve.text(".replay-review")).lower()
+    assert eve.csp_or_script_errors() == [], eve.errors

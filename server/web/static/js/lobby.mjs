@@ -150,7 +150,8 @@ function tableEntry(app, info, mySeat) {
         : h("a", { href: app.tableLink(table), class: "button" },
           waiting ? t("lobby.open") : t("lobby.watch")),
       // A finished match you played (issue 28): its replay, from the lobby's history.
-      status === "finished" ? h("a", { href: replayLink(table, info.match ?? null),
+      status === "finished" ? h("a", { href: replayLink(table, info.match ?? null,
+        info.private ? app.conn.codes[table] ?? null : null),
         class: "button", dataset: { key: `replay-${table}` } }, t("match.replay")) : null));
 }
 

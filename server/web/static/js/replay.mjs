@@ -28,16 +28,23 @@ const state = {
   autoplay: null, review: null, reviewSeat: null, reviewStatus: "", reviewTimer: null,
 };
 
-/** main.mjs: the route for a replay path, or null. */
-export function replayRoute(path) {
+/** main.mjs: the route for a replay path, or null; a private table's replay link carries
+ *  its join code in the fragment (never sent to the server by the browser). */
+export function replayRoute(path, hash = location.hash) {
   const m = REPLAY_PATH.exec(path);
-  return m ? { view: "replay", table: m[1], match: m[2] ? Number(m[2]) : null, code: null }
-    : null;
+  const code = new URLSearchParams(String(hash).slice(1)).get("code");
+  return m ? { view: "replay", table: m[1], match: m[2] ? Number(m[2]) : null,
+    code: code ? code.slice(0, 16) : null } : null;
 }
 
-/** The link to a match's replay (the end screen, the history). */
-export const replayLink = (table, match) =>
-  `/r/${encodeURIComponent(table)}${match ? `/${match}` : ""}`;
+/** The link to a match's replay (the end screen, the history, the share button); with a
+ *  private table's `code`, anyone given the link may open it. */
+export const replayLink = (table, match, code = null) =>
+  `/r/${encodeURIComponent(table)}${match ? `/${match}` : ""}`
+  + (code ? `#code=${encodeURIComponent(code)}` : "");
+
+/** The code that opens this replay: the link's, else the one we joined the table with. */
+const codeOf = () => app.route.code ?? app.conn.codes?.[app.route.table] ?? null;
 
 function section() {
   let node = document.getElementById("replay-view");
@@ -69,17 +76,17 @@ let app = null;
 export async function enterReplay(theApp) {
   app = theApp;
   const { table, match } = app.route;
-  const key = `${table}/${match ?? ""}`;
+  const key = `${table}/${match ?? ""}/${app.route.code ?? ""}`;
   section().hidden = false;
   if (state.key === key && (state.record || state.loading)) return;
   stopAutoplay();
   clearTimeout(state.reviewTimer);
   Object.assign(state, { key, record: null, steps: [], at: 0, error: "", review: null,
-    reviewSeat: null, reviewStatus: "", reviewProgress: null });
+    reviewSeat: null, reviewStatus: "", reviewProgress: null, shared: "" });
   if (app.conn.status !== "online") return;
   state.loading = true;
   try {
-    const result = await app.conn.call("get_record", { table, match });
+    const result = await app.conn.call("get_record", { table, match, code: codeOf() });
     state.record = result.record;
     state.match = result.match ?? match;
     state.steps = replaySteps(result.record);
@@ -123,6 +130,20 @@ function act(key) {
     }
   } else if (key.startsWith("review-")) {
     askReview(Number(key.slice(7)));
+  } else if (key === "share") {
+    share();
+  }
+  app.render();
+}
+
+/** Copy the replay's link (with a private table's code: whoever gets it may open it). */
+async function share() {
+  const link = new URL(replayLink(app.route.table, state.match, codeOf()), location.href).href;
+  try {
+    await navigator.clipboard.writeText(link);
+    state.shared = t("replay.shared");
+  } catch {
+    state.shared = t("replay.shared.box", { link });
   }
   app.render();
 }
@@ -141,7 +162,8 @@ async function askReview(seat) {
   app.render();
   const { table } = app.route;
   try {
-    const r = await app.conn.call("review", { table, seat, match: state.match ?? null });
+    const r = await app.conn.call("review", { table, seat, match: state.match ?? null,
+      code: codeOf() });
     state.reviewProgress = null;
     if (r.status === "done") {
       state.review = r.review;
@@ -232,7 +254,7 @@ function controls() {
   return h("div", { class: "replay-controls" },
     b("back-deal", "back_deal"), b("back", "back"),
     b("autoplay", state.autoplay ? "stop" : "play"),
-    b("next", "next"), b("next-deal", "next_deal"));
+    b("next", "next"), b("next-deal", "next_deal"), b("share", "share"));
 }
 
 function reviewBox() {
@@ -311,6 +333,7 @@ export function renderReplay(theApp) {
     h("div", { class: "replay-notes" }, ...notes(step)),
     controls(),
     reviewBox(),
+    state.shared ? h("p", { role: "status" }, state.shared) : null,
     h("p", { class: "replay-keys" }, t("replay.keys")),
     h("a", { href: `/t/${encodeURIComponent(table)}` }, t("replay.back_table")));
   return t("replay.page.deal", { n: step.deal });

@@ -798,7 +798,7 @@ function renderMatchResult(app, model) {
       h("tbody", {}, rows)),
     h("button", { type: "button", class: "primary", dataset: { key: "record" },
       onclick: () => downloadRecord(app, model) }, t("match.record")),
-    replayPart(model),
+    replayPart(app, model),
     rematchPart(app, model));
 }
 

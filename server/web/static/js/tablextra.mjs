@@ -111,10 +111,11 @@ function renderHint(app, model) {
     hint ? hint.text ?? t("hint.wait") : ""));
 }
 
-/** The end screen's link to the match's replay. */
-export function replayPart(model) {
+/** The end screen's link to the match's replay (a private table's carries its code). */
+export function replayPart(app, model) {
   const match = model.match || model.info?.match || null;
-  return h("p", {}, h("a", { href: replayLink(model.table, match), class: "button",
+  const code = model.info?.private ? app.conn.codes[model.table] ?? null : null;
+  return h("p", {}, h("a", { href: replayLink(model.table, match, code), class: "button",
     dataset: { key: "replay" } }, t("match.replay")));
 }
 
