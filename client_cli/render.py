@@ -965,6 +965,7 @@ Lobby
   leave                      leave the current table (a bot plays your seat)
   record [FILE]              save the match record (R17) once the match is over
   replay [MATCH]             step through a finished match, every hand face up
+  replay LINK | TABLE [MATCH] [CODE]  another table's finished match (a replay link)
   review [SEAT]              the expert's review of your (or SEAT's) decisions
   hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
