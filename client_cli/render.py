@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+import locales
 import protocol
 from protocol import (
     CardPlayed,
@@ -69,39 +70,16 @@ SIGNAL_MEANINGS: dict[str, str] = {
     "going_mordienne": "I am going for mordienne",
 }
 
-#: Server error codes in plain words (docs/PROTOCOL.md, "Error codes").
+#: Server error codes the client puts in plain words (docs/PROTOCOL.md, "Error codes"): the
+#: sentences are the catalogues' ``cli.error.<code>`` (English here, for reference).
 ERROR_SENTENCES: dict[str, str] = {
-    "not_your_turn": "It is not your turn: wait for your turn to come round (R10).",
-    "card_not_in_hand": "You do not hold that card. Type a card from your hand, or its number.",
-    "wrong_phase": "That cannot be done at this point of the deal.",
-    "match_over": "The match is over.",
-    "signals_off": "This table does not allow signals (R16).",
-    "bad_discard": "Discard exactly six different cards of your hand (R9).",
-    "unknown_card": "That is not a card code: rank 1-9, V, C or R, then suit o, c, b or e (R2).",
-    "no_such_table": "There is no such table (type `tables` to list them).",
-    "bad_code": "That table is private: it needs the right join code.",
-    "seat_taken": "That seat is taken; pick another one or leave it out.",
-    "table_full": "All four seats are taken; you can `watch` the table instead.",
-    "not_seated": "You have no seat at that table.",
-    "not_at_table": "You are not at that table.",
-    "not_creator": "Only the player who created the table can do that.",
-    "not_ready": "The table cannot start: fill all four seats with players or bots first.",
-    "too_many_tables": "The server has no room for another table right now.",
-    "too_many_reviews": "You have as many reviews waiting as allowed: ask again once one is done.",
-    "hints_off": "This table does not allow hints (a casual table may turn them on).",
-    "too_many_spectators": "That table has all the spectators it can take.",
-    "rate_limited": "Slow down: too many commands at once.",
-    "storage_unavailable": "The server could not save that, so nothing changed; try again.",
-    "internal_error": "The server hit an internal error; nothing changed.",
-    "shutting_down": "The server is restarting; nothing changed. Try again in a moment.",
-    "server_busy": "The server is too busy for new tables or players right now; try again "
-                   "in a few seconds.",
-    "conflict": "The table changed while your move was being applied; nothing changed. "
-                "Try again.",
-    "bad_token": "The server no longer knows this session.",
-    "invalid_field": "The server refused a value",
-    "unknown_type": "The server does not know that command.",
-}
+    code: locales.text("en", f"cli.error.{code}") for code in (
+        "not_your_turn", "card_not_in_hand", "wrong_phase", "match_over", "signals_off",
+        "bad_discard", "unknown_card", "no_such_table", "bad_code", "seat_taken",
+        "table_full", "not_seated", "not_at_table", "not_creator", "not_ready",
+        "too_many_tables", "too_many_reviews", "hints_off", "too_many_spectators",
+        "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
+        "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type")}
 
 
 def safe(value: object, limit: int = 200) -> Text:
@@ -111,16 +89,15 @@ def safe(value: object, limit: int = 200) -> Text:
 
 def error_text(code: str, message: str = "", card: str | None = None) -> Text:
     """An ``error`` reply as a sentence; unknown codes are shown like internal_error."""
-    sentence = ERROR_SENTENCES.get(code)
+    sentence = tr(f"cli.error.{code}") if code in ERROR_SENTENCES else None
     out = Text("✗ ", style="bold red")
     if code == "card_not_in_hand" and card:
-        out.append(f"You do not hold {card} ({card_name(card)}). ")
-        out.append("Type a card from your hand, or its number.")
+        out.append(tr("cli.error.card_not_in_hand.card", card=card, name=card_words(card)))
     elif code == "invalid_field":
         out.append(f"{sentence}: ")
         out.append_text(safe(message))
     elif sentence is None:
-        out.append("The server refused that: ")
+        out.append(tr("cli.error.refused") + " ")
         out.append_text(safe(message or code))
     else:
         out.append(sentence)
@@ -625,38 +602,31 @@ def event_lines(model: TableModel, event: EventPayload,
             out.append(_partner_draw(model, event))
         case DealStarted(deal_number=number, dealer=dealer) if v is not None:
             if number == 1:
-                out.append(Text("The match starts!", style="bold green"))
+                out.append(Text(tr("cli.match.starts"), style="bold green"))
             target = v.options.target_points
-            total = (f"(play to {plural(target, 'point')})" if target
-                     else f"of {v.options.deals}")
-            t = Text(f"── Deal {number} {total} · dealer: ", style="bold")
-            t.append_text(who(model, dealer))
-            t.append(" · first lead: ").append_text(who(model, (dealer + 1) % 4))
-            t.append(" ──", style="bold")
-            out.append(t)
+            total = (tr("cli.deal.play_to", points=tr("cli.points.n", n=target)) if target
+                     else tr("cli.deal.of", n=v.options.deals))
+            out.append(tr_text("cli.deal.started", style="bold", n=number, total=total,
+                               dealer=who(model, dealer), lead=who(model, (dealer + 1) % 4)))
         case HandDealt(seat=seat, cards=cards) if v is not None and seat == model.seat:
-            t = Text("You are dealt: ")
-            t.append_text(Text(", ").join(card_text(c) for c in sort_by_strength(cards)))
-            out.append(t)
+            out.append(tr_text("cli.dealt", cards=Text(", ").join(
+                card_text(c) for c in sort_by_strength(cards))))
         case ChanterVoted(seat=seat, vote=vote):
-            out.append(does(model, seat, "want to chanter." if vote
-                            else "do not want to chanter.",
-                            "wants to chanter." if vote else "does not want to chanter."))
+            you = model.seat is not None and seat == model.seat
+            out.append(tr_text(f"cli.chanter.{'yes' if vote else 'no'}{'.you' if you else ''}",
+                               name=who(model, seat)))
         case ChanterResult(accepted=accepted):
-            out.append(Text("Everyone agreed to chanter: the talon goes to the dealer's left "
-                            "and the dealer, who each discard six (R9)." if accepted
-                            else "No chanter this deal: play starts with the hands as dealt "
-                            "(R9).", style="cyan"))
+            out.append(Text(tr("cli.chanter.accepted" if accepted else "cli.chanter.refused"),
+                            style="cyan"))
         case TalonDealt(seat=seat, cards=cards) if seat == model.seat:
-            t = Text("You take from the talon: ")
-            t.append_text(Text(", ").join(card_text(c) for c in cards))
-            out.append(t)
+            out.append(tr_text("cli.talon", cards=Text(", ").join(card_text(c)
+                                                                  for c in cards)))
         case ChanterDiscarded(seat=seat):
-            out.append(who(model, seat).append(" discarded six cards face down."))
+            out.append(tr_text("cli.discarded", name=who(model, seat)))
         case CardPlayed(seat=seat, card=card):
-            t = does(model, seat, "play", "plays")
-            t.append(" ").append_text(card_text(card))
-            out.append(t)
+            you = model.seat is not None and seat == model.seat
+            out.append(tr_text("cli.plays.you" if you else "cli.plays", name=who(model, seat),
+                               card=card_text(card)))
         case TrickDone():
             out.append(trick_result(model, event))
         case DealScored():
@@ -828,19 +798,20 @@ def _status_change(before: TableInfo, after: TableInfo) -> list[RenderableType]:
 
 def trick_result(model: TableModel, event: TrickDone) -> Text:
     """R11: a unique strongest card wins; a tie for the top spoils the trick."""
-    t = Text(f"Trick {event.number}: ", style="bold")
+    t = Text(tr("cli.trick.n", n=event.number) + " ", style="bold")
     t.append_text(trick_cards(model, event.leader, event.cards))
     winner = event.winner
     if winner is None:
         top = max(STRENGTH[c] for c in event.cards)
         tied = [c for c in event.cards if STRENGTH[c] == top]
-        t.append(" — SPOILED (R11): ", style="bold red")
-        t.append(" and ".join(tied) + " tie for the top, so nobody wins it; ")
-        t.append_text(does(model, event.leader, "lead again.", "leads again."))
+        t.append(f" — {tr('cli.trick.spoiled')} ", style="bold red")
+        you = model.seat is not None and event.leader == model.seat
+        t.append_text(tr_text("cli.trick.tie.you" if you else "cli.trick.tie",
+                              cards=tr("fair.and").join(tied), name=who(model, event.leader)))
     else:
         best = event.cards[(winner - event.leader) % 4]
-        t.append(" — won by ", style="bold green").append_text(who(model, winner))
-        t.append(" with ").append_text(card_text(best))
+        t.append(f" — {tr('cli.trick.won_by')} ", style="bold green").append_text(
+            tr_text("cli.trick.won", name=who(model, winner), card=card_text(best)))
     return t
 
 

@@ -131,3 +131,25 @@ def test_aluette_record_replay_speaks_the_flags_and_the_locales_language(
     helped = subprocess.run([*run, "--help"], capture_output=True, text=True, timeout=60,
                             check=False, env={**english_env, "LANG": "fr_FR.UTF-8"})
     assert "la langue de l'interface : en, fr" in helped.stdout
+
+
+def test_the_play_as_it_happens_and_the_errors_in_french(french: None) -> None:
+    """The lines the terminal prints while a match is played, and the server's refusals."""
+    from protocol import CardPlayed, TrickDone
+
+    model = model_at(1)
+    played = text(*render.event_lines(model, CardPlayed(seat=1, card="3o")),
+                  *render.event_lines(model, CardPlayed(seat=2, card="1o")))
+    assert "vous jouez 3o ◆ Monsieur" in played and "Cy joue 1o ◆ As de deniers" in played
+    won = text(render.trick_result(model, TrickDone(number=1, leader=0,
+                                                    cards=["9b", "3o", "1o", "4e"], winner=1)))
+    assert "Levée 1 :" in won and "gagnée par vous avec 3o ◆ Monsieur" in won, won
+    spoiled = text(render.trick_result(model, TrickDone(number=2, leader=0,
+                                                        cards=["1o", "1c", "4b", "5e"],
+                                                        winner=None)))
+    assert "POURRIE (R11) : 1o et 1c à égalité en tête" in spoiled, spoiled
+    assert "Ana entame à nouveau" in spoiled
+    assert "Ce n'est pas votre tour" in text(render.error_text("not_your_turn"))
+    assert "Vous n'avez pas 3o (Monsieur)" in text(render.error_text("card_not_in_hand",
+                                                                      card="3o"))
+    assert "Le serveur l'a refusé : " in text(render.error_text("new_code", "why"))
