@@ -210,3 +210,40 @@ async def test_a_private_tables_replay_opens_with_its_code_and_is_shared(browser
         "looking'), :has-text(\"The expert's review of Ana\"))", timeout=WAIT_MS)
     assert "no such table" not in (await eve.text(".replay-review")).lower()
     assert eve.csp_or_script_errors() == [], eve.errors
+
+
+async def test_a_downloaded_record_file_opens_in_the_replay(browser, server_proc):
+    """Build 1: "records from history ... and downloaded files both open": ``/r/`` replays a
+    record file chosen on this computer (read in the page, sent nowhere); a file that is not
+    a record is refused in words."""
+    import json
+
+    from .conftest import http_get
+    from .test_browser_replay import played_match
+
+    await server_proc()
+    port = server_proc.port
+    base = f"http://127.0.0.1:{port}"
+    status, _, body = await http_get(port, "/r/")
+    assert status == 200 and b"main.mjs" in body
+    _, record = await played_match(port)
+    bo = await Player.open(browser, base, "Bo")
+    page = bo.page
+    await page.goto(f"{base}/r/")
+    await bo.online()
+    picker = page.locator('[data-key="record-file"]')
+    await picker.set_input_files(files=[{"name": "nonsense.json", "mimeType": "application/json",
+                                         "buffer": b'{"deals": 3}'}])
+    await page.wait_for_selector("#replay-view .notice:has-text('not a match record')",
+                                 timeout=WAIT_MS)
+    await page.locator('[data-key="record-file"]').set_input_files(files=[{
+        "name": "aluette-match.json", "mimeType": "application/json",
+        "buffer": json.dumps(record).encode()}])
+    await page.wait_for_selector(".replay-meta:has-text('step 1 of 10')", timeout=WAIT_MS)
+    await page.keyboard.press("ArrowRight")
+    await page.wait_for_selector(".replay-meta:has-text('trick 1 of 9')", timeout=WAIT_MS)
+    shown = await page.locator(".replay-played [data-card]").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.card)")
+    assert shown == record["deals"][0]["tricks"][0]
+    assert await page.locator('[data-replay="share"]').count() == 0
+    assert bo.csp_or_script_errors() == [], bo.errors

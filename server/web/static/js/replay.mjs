@@ -16,8 +16,9 @@ import { explainDeal } from "./explain.mjs";
 import { language, t } from "./i18n.mjs";
 import { markOf, replaySteps, reviewMarks } from "./replaysteps.mjs";
 
-/** "/r/<table>" (the latest match) or "/r/<table>/<match>". */
-export const REPLAY_PATH = /^\/r\/([A-Za-z0-9_-]{1,64})(?:\/([1-9][0-9]{0,5}))?$/;
+/** "/r/<table>" (the latest match), "/r/<table>/<match>", or "/r/" (a downloaded record,
+ *  opened from a file on this computer: nothing is sent to the server). */
+export const REPLAY_PATH = /^\/r(?:\/(?:([A-Za-z0-9_-]{1,64})(?:\/([1-9][0-9]{0,5}))?)?)?$/;
 /** Autoplay: one step every this many ms. */
 const AUTOPLAY_MS = 1800;
 /** Polling a review while it is being made. */
@@ -33,7 +34,7 @@ const state = {
 export function replayRoute(path, hash = location.hash) {
   const m = REPLAY_PATH.exec(path);
   const code = new URLSearchParams(String(hash).slice(1)).get("code");
-  return m ? { view: "replay", table: m[1], match: m[2] ? Number(m[2]) : null,
+  return m ? { view: "replay", table: m[1] ?? null, match: m[2] ? Number(m[2]) : null,
     code: code ? code.slice(0, 16) : null } : null;
 }
 
@@ -76,14 +77,14 @@ let app = null;
 export async function enterReplay(theApp) {
   app = theApp;
   const { table, match } = app.route;
-  const key = `${table}/${match ?? ""}/${app.route.code ?? ""}`;
+  const key = table === null ? "file" : `${table}/${match ?? ""}/${app.route.code ?? ""}`;
   section().hidden = false;
-  if (state.key === key && (state.record || state.loading)) return;
+  if (state.key === key && (state.record || state.loading || table === null)) return;
   stopAutoplay();
   clearTimeout(state.reviewTimer);
   Object.assign(state, { key, record: null, steps: [], at: 0, error: "", review: null,
-    reviewSeat: null, reviewStatus: "", reviewProgress: null, shared: "" });
-  if (app.conn.status !== "online") return;
+    reviewSeat: null, reviewStatus: "", reviewProgress: null, shared: "", match: null });
+  if (table === null || app.conn.status !== "online") return;
   state.loading = true;
   try {
     const result = await app.conn.call("get_record", { table, match, code: codeOf() });
@@ -134,6 +135,30 @@ function act(key) {
     share();
   }
   app.render();
+}
+
+/** A record file chosen on this computer (the end screen's download, `aluette-record`'s
+ *  input): read here, never sent anywhere. */
+async function openFile(file) {
+  stopAutoplay();
+  Object.assign(state, { record: null, steps: [], at: 0, error: "", review: null,
+    reviewSeat: null, reviewStatus: "", reviewProgress: null });
+  try {
+    if (file.size > 2_000_000) throw new Error(t("replay.file.big"));
+    const record = JSON.parse(await file.text());
+    const steps = replaySteps(record);
+    if (!steps.length) throw new Error(t("replay.file.empty"));
+    Object.assign(state, { record, steps, match: Number.isSafeInteger(record.match) ? record.match : null });
+  } catch (err) {
+    state.error = t("replay.file.bad", { why: cleanText(String(err?.message ?? err)).slice(0, 120) });
+  }
+  app.render();
+}
+
+function filePicker() {
+  return h("label", { class: "replay-file" }, t("replay.file.label"), " ",
+    h("input", { type: "file", accept: "application/json,.json", dataset: { key: "record-file" },
+      onchange: (ev) => { const f = ev.target.files?.[0]; if (f) openFile(f); } }));
 }
 
 /** Copy the replay's link (with a private table's code: whoever gets it may open it). */
@@ -254,7 +279,8 @@ function controls() {
   return h("div", { class: "replay-controls" },
     b("back-deal", "back_deal"), b("back", "back"),
     b("autoplay", state.autoplay ? "stop" : "play"),
-    b("next", "next"), b("next-deal", "next_deal"), b("share", "share"));
+    b("next", "next"), b("next-deal", "next_deal"),
+    app.route.table !== null ? b("share", "share") : null);
 }
 
 function reviewBox() {
@@ -311,13 +337,15 @@ export function renderReplay(theApp) {
   const node = section();
   node.hidden = false;
   const { table } = app.route;
-  const title = h("h1", { id: "replay-title" }, state.match
-    ? t("replay.title.match", { table: cleanText(table), n: state.match })
-    : t("replay.title", { table: cleanText(table) }));
+  const fromFile = table === null;
+  const title = h("h1", { id: "replay-title" }, fromFile ? t("replay.file.title")
+    : state.match ? t("replay.title.match", { table: cleanText(table), n: state.match })
+      : t("replay.title", { table: cleanText(table) }));
   if (state.error || !state.record) {
-    fill(node, title, h("p", { class: "notice", role: "alert" },
+    fill(node, title, fromFile && !state.error ? null : h("p", { class: "notice", role: "alert" },
       state.error || (app.conn.status === "online" ? t("replay.loading")
-        : t("conn.connecting"))), h("a", { href: "/" }, t("replay.back_lobby")));
+        : t("conn.connecting"))), fromFile ? filePicker() : null,
+    h("a", { href: "/" }, t("replay.back_lobby")));
     return t("replay.page");
   }
   const step = state.steps[state.at];
@@ -332,9 +360,10 @@ export function renderReplay(theApp) {
     verdictLines(step),
     h("div", { class: "replay-notes" }, ...notes(step)),
     controls(),
-    reviewBox(),
+    fromFile ? filePicker() : reviewBox(),
     state.shared ? h("p", { role: "status" }, state.shared) : null,
     h("p", { class: "replay-keys" }, t("replay.keys")),
-    h("a", { href: `/t/${encodeURIComponent(table)}` }, t("replay.back_table")));
+    fromFile ? h("a", { href: "/" }, t("replay.back_lobby"))
+      : h("a", { href: `/t/${encodeURIComponent(table)}` }, t("replay.back_table")));
   return t("replay.page.deal", { n: step.deal });
 }

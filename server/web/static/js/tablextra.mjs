@@ -116,7 +116,8 @@ export function replayPart(app, model) {
   const match = model.match || model.info?.match || null;
   const code = model.info?.private ? app.conn.codes[model.table] ?? null : null;
   return h("p", {}, h("a", { href: replayLink(model.table, match, code), class: "button",
-    dataset: { key: "replay" } }, t("match.replay")));
+    dataset: { key: "replay" } }, t("match.replay")), " ",
+  h("a", { href: "/r/", dataset: { key: "replay-file" } }, t("replay.file.open")));
 }
 
 /** table.mjs's renderTable: draw the parts of this module. */
