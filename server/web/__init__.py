@@ -120,7 +120,11 @@ class Site:
         names = locales.languages()
         shelf = resources.files("locales")
         for code in names:
-            files[f"locales/{code}.json"] = (shelf / f"{code}.json").read_bytes()
+            # The terminal's own words ("cli." keys) stay out of the page's download.
+            words = json.loads((shelf / f"{code}.json").read_bytes())
+            files[f"locales/{code}.json"] = json.dumps(
+                {k: v for k, v in words.items() if not k.startswith("cli.")},
+                ensure_ascii=False, separators=(",", ":")).encode()
         files["locales/index.json"] = json.dumps(names, ensure_ascii=False).encode()
         return cls(files)
 

@@ -92,3 +92,14 @@ def test_the_replay_and_fair_deal_words_are_the_catalogues() -> None:
         code = [line for line in (STATIC / "js" / name).read_text().splitlines()
                 if not line.lstrip().startswith(("//", "*", "/*"))]
         assert [line for line in code if sentence.search(line)] == [], name
+
+
+def test_the_page_downloads_its_own_words_only() -> None:
+    """The page weight target (issue 31): the served catalogue leaves out the terminal's
+    ``cli.`` keys, and keeps everything the page asks for."""
+    from server.web import Site
+
+    served = json.loads(Site.from_package().assets["locales/fr.json"].body)
+    french = load("fr")
+    assert not [k for k in served if k.startswith("cli.")]
+    assert served == {k: v for k, v in french.items() if not k.startswith("cli.")}
