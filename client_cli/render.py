@@ -815,7 +815,9 @@ def trick_result(model: TableModel, event: TrickDone) -> Text:
     return t
 
 
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+def _number(n: int) -> str:
+    """A count of tricks in words (``two``), as R12's tie is told."""
+    return tr(f"cli.number.{n}") if 0 <= n < 10 else str(n)
 
 
 def _facts(model: TableModel, event: DealScored,
@@ -840,20 +842,20 @@ def deal_reason(model: TableModel, event: DealScored,
     top = facts.most
     subject = _short(model, winner).plain
     if top == 9:
-        why = "all nine tricks"
+        why = tr("cli.reason.all")
         if facts.mordienne == "all":
-            why += ", a clean sweep: mordienne (R13a)"
+            why += tr("cli.reason.sweep")
         return why
     if facts.tied:
-        others = " and ".join(_short(model, s).plain for s in facts.tied)
+        others = tr("fair.and").join(_short(model, s).plain for s in facts.tied)
         at = facts.reached_at[winner] if facts.reached_at else None
-        reached = f" at trick {at}" if at else ""
-        why = (f"{plural(top, 'trick')}, as many as {others}, but {subject} got to "
-               f"{_NUMBERS[top] if top < 10 else top}{reached} first (R12)")
+        reached = tr("cli.reason.reached", n=at) if at else ""
+        why = tr("cli.reason.tied", tricks=tr("cli.tricks.n", n=top), others=others,
+                 name=subject, count=_number(top), reached=reached)
     else:
-        why = f"the most tricks, {top} (R12)"
+        why = tr("cli.reason.most", n=top)
     if facts.mordienne == "run":
-        why += f", and the last {top} in a row with none before: mordienne (R13)"
+        why += tr("cli.reason.run", n=top)
     return why
 
 
@@ -863,38 +865,32 @@ def deal_result(model: TableModel, event: DealScored,
     R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
     facts = _facts(model, event, winners)
     lines: list[RenderableType] = []
-    counts = Text(f"Deal {event.deal_number} is over. Tricks won: ")
-    counts.append_text(Text(", ").join(
+    counts = tr_text("cli.deal.over", n=event.deal_number, list=Text(", ").join(
         _short(model, s).append(f" {n}") for s, n in enumerate(event.trick_counts)))
     if facts.spoiled:
-        counts.append(f"; {plural(facts.spoiled, 'trick')} spoiled, counted for nobody (R11)")
+        counts.append(tr("cli.deal.spoiled", tricks=tr("cli.tricks.n", n=facts.spoiled)))
     counts.append(".")
     lines.append(counts)
     winner = facts.winner
     if winner is None or facts.team is None:
-        lines.append(Text("All nine tricks were spoiled: nobody scores (R12).", style="bold"))
+        lines.append(Text(tr("cli.deal.all_spoiled"), style="bold"))
     else:
         team, pts = facts.team, facts.points
         if facts.mordienne is not None:
-            m = Text("★ MORDIENNE! ", style="bold magenta")
-            if facts.mordienne == "all":
-                m.append_text(does(model, winner, "take", "takes")).append(
-                    " all nine tricks (R13a)")
-            else:
-                m.append_text(does(model, winner, "win", "wins")).append(
-                    f" the last {facts.most} tricks in a row and none before (R13)")
-            m.append(f": {plural(pts, 'point')} instead of 1.")
+            m = Text(tr("cli.mordienne") + " ", style="bold magenta")
+            you = ".you" if model.seat is not None and winner == model.seat else ""
+            m.append_text(tr_text(f"cli.mordienne.{facts.mordienne}{you}",
+                                  name=who(model, winner), n=facts.most))
+            m.append(tr("cli.mordienne.points", points=tr("cli.points.n", n=pts)))
             lines.append(m)
-        t = Text("The deal goes to ", style="bold")
-        t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event,
-                                                                          winners))
-        t.append("; ").append_text(team_text(model, team))
         # "your team scores", but for a spectator "Bo & Di score" (a plural subject).
-        t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
+        t = tr_text("cli.deal.goes" if model.seat is not None else "cli.deal.goes.watching",
+                    style="bold", name=who(model, winner),
+                    reason=deal_reason(model, event, winners), team=team_text(model, team),
+                    points=tr("cli.points.n", n=pts))
         lines.append(t)
-    totals = Text("Match score: ")
-    totals.append_text(team_text(model, 0)).append(f" {event.totals[0]}  ·  ")
-    totals.append_text(team_text(model, 1)).append(f" {event.totals[1]}")
+    totals = tr_text("cli.match.score", team0=team_text(model, 0), p0=event.totals[0],
+                     team1=team_text(model, 1), p1=event.totals[1])
     lines.append(totals)
     return Group(*lines)
 

@@ -153,3 +153,23 @@ def test_the_play_as_it_happens_and_the_errors_in_french(french: None) -> None:
     assert "Vous n'avez pas 3o (Monsieur)" in text(render.error_text("card_not_in_hand",
                                                                       card="3o"))
     assert "Le serveur l'a refusé : " in text(render.error_text("new_code", "why"))
+
+
+def test_a_name_that_looks_like_a_placeholder_stays_a_name() -> None:
+    """One pass over the text, as the browser's: a player called "{reason}" is not filled."""
+    from client_cli.i18n import tr
+
+    assert tr("cli.deal.goes", name="{reason}", reason="why", team="T", points="1") \
+        == "The deal goes to {reason}: why; T scores 1."
+
+
+def test_the_deal_result_in_french(french: None) -> None:
+    from .test_render_words import scored
+
+    event, tricks = scored([0, 1, 0, 1, 2, 3, 2, 2, 2])      # R12: Cy, four tricks
+    model = model_at(0)
+    said = text(render.deal_result(model, event, [t.winner for t in tricks]))
+    assert "La donne 1 est finie. Levées gagnées :" in said, said
+    assert "La donne va à votre partenaire Cy : le plus de levées, 4 (R12)" in said
+    assert "votre équipe" in said and "marque 1 point." in said
+    assert "Score de la partie :" in said
