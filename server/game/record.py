@@ -16,7 +16,8 @@ from . import fair, rules
 from .actions import SIGNALS
 from .cards import STRENGTH
 from .errors import InvalidOptions, RecordError
-from .match import Match, SignalRecord
+from .match import Match
+from .matchstate import SignalRecord
 from .options import Options
 from .seats import left_of, partner_of
 
