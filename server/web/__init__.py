@@ -221,6 +221,28 @@ def origin_allowed(request: Request, allowed: list[str]) -> bool:
     return bool(o_host) and (o_host, o_port) == (h_host, h_port)
 
 
+# --------------------------------------------------------------------------- methods
+
+#: The methods the server answers (issue 30, item 5): any other gets 405.
+METHODS = ("GET", "HEAD")
+
+
+def method_refused(request: Request) -> Response | None:
+    """405 with ``Allow`` for a method other than GET and HEAD (it used to get the page)."""
+    if request.method in METHODS:
+        return None
+    response = _plain(http.HTTPStatus.METHOD_NOT_ALLOWED)
+    response.headers["Allow"] = ", ".join(METHODS)
+    return response
+
+
+def for_method(request: Request, response: Response) -> Response:
+    """A HEAD is answered as the GET would be, without the body."""
+    if request.method != "HEAD" or not response.body:
+        return response
+    return Response(response.status_code, response.reason_phrase, response.headers, b"")
+
+
 def is_upgrade(request: Request) -> bool:
     return "websocket" in request.headers.get("Upgrade", "").lower()
 
@@ -235,9 +257,10 @@ def ws_origins(allowed: list[str]) -> list[Origin | None] | None:
 def handler(allowed_origins: str) -> Callable[[Request], Response | None]:
     """The server shell's hook, called for every request before the websocket handshake.
 
-    A websocket upgrade from a foreign ``Origin`` is answered 403; any other upgrade goes
-    on (None). A plain GET gets the page or an asset; None leaves other paths to the
-    websocket library as before (it answers 426 Upgrade Required).
+    A websocket upgrade from
+    a foreign ``Origin`` is answered 403; any other upgrade goes on (None). A plain GET (or
+    HEAD) gets the page or an asset; None leaves other paths to the websocket library as
+    before (it answers 426 Upgrade Required).
     """
     allowed = parse_origins(allowed_origins)
     site = Site.from_package()
@@ -246,10 +269,11 @@ def handler(allowed_origins: str) -> Callable[[Request], Response | None]:
         if is_upgrade(request):
             return None if origin_allowed(request, allowed) else _plain(
                 http.HTTPStatus.FORBIDDEN)
-        return site.respond(request)
+        page = site.respond(request)
+        return None if page is None else for_method(request, page)
 
     return process_request
 
 
-__all__ = ["CSP", "Site", "csp_for", "handler", "is_upgrade", "origin_allowed", "parse_origins",
-           "ws_origins"]
+__all__ = ["CSP", "METHODS", "Site", "csp_for", "for_method", "handler", "is_upgrade",
+           "method_refused", "origin_allowed", "parse_origins", "ws_origins"]
