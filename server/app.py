@@ -69,7 +69,8 @@ def client_address(conn: ServerConnection, request: Request, trusted: frozenset[
 
 def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-def]
     trusted = frozenset(a.strip() for a in settings.trusted_proxies.split(",") if a.strip())
-    web_request = web.handler(settings.allowed_origins)  # the browser client; Origin check
+    # The browser client; the Host and Origin checks.
+    web_request = web.handler(settings.allowed_origins, settings.allowed_hosts, settings.host)
 
     async def process_request(conn: ServerConnection, request: Request) -> Response | None:
         refused = web.method_refused(request)     # GET and HEAD only (issue 30)

@@ -42,6 +42,11 @@ class Settings:
     #: Origins (``scheme://host[:port]``, comma-separated) whose web pages may open a
     #: websocket; empty: only the server's own pages (the Origin must match the Host header).
     allowed_origins: str = ""
+    #: Host names the page and the websocket answer to (comma-separated; ``*``: any), on
+    #: top of the address the server listens on (any address when it listens on all),
+    #: ``localhost`` and the hosts of ``allowed_origins``: another ``Host`` is refused (403),
+    #: so a name re-pointed at the server (DNS rebinding) gets nothing.
+    allowed_hosts: str = ""
     #: A session (its token and its replies) expires after this long without a hello.
     session_ttl_s: int = 7 * 24 * 3600
     #: How long the token a hello presented stays usable if the welcome is lost
@@ -118,6 +123,7 @@ ENV = {
     "new_sessions_per_minute": "ALUETTE_NEW_SESSIONS_PER_MINUTE",
     "trusted_proxies": "ALUETTE_TRUSTED_PROXIES",
     "allowed_origins": "ALUETTE_ALLOWED_ORIGINS",
+    "allowed_hosts": "ALUETTE_ALLOWED_HOSTS",
     "session_ttl_s": "ALUETTE_SESSION_TTL",
     "token_grace_s": "ALUETTE_TOKEN_GRACE",
     "record_ttl_s": "ALUETTE_RECORD_TTL",
@@ -163,6 +169,8 @@ HELP = {
     "trusted_proxies": "comma-separated proxy addresses whose X-Forwarded-For is believed",
     "allowed_origins": "comma-separated origins (https://host[:port]) whose web pages may "
                        "connect; empty: the server's own pages only",
+    "allowed_hosts": "comma-separated host names the page and websocket answer to (* any), "
+                     "besides the listening address, localhost and the allowed origins' hosts",
     "session_ttl_s": "seconds an idle session (token, replies) is kept",
     "token_grace_s": "seconds the token a hello presented stays usable if the welcome is lost",
     "record_ttl_s": "seconds a finished match's record is kept",
