@@ -18,8 +18,9 @@ rate limits) in their own processes, then:
 
 Prints one JSON object: ping round trips (p50, p99, max) without and with the attack, the
 frames and resumes the attackers got (how many were snapshots rather than replays), the
-victim table's cards per second in both phases, whether ``/healthz`` said ``busy`` during
-the attack, and ``target_met``: the attack's ping p99 under 20 ms (issue 30's target).
+victim table's cards per second and the server's CPU share in both phases, whether
+``/healthz`` said ``busy`` during the attack, and ``target_met``: the attack's ping p99
+under 20 ms (issue 30's target).
 """
 
 from __future__ import annotations
@@ -143,8 +144,8 @@ async def bot_table(url: str, options: dict[str, Any]) -> tuple[str, Conn]:
     return table, watcher
 
 
-async def wait_match_over(watcher: Conn, timeout: float) -> int:
-    deadline = time.monotonic() + timeout
+async def wait_match_over(watcher: Conn, within_s: float) -> int:
+    deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         if any(e["event"]["type"] == "match_over" for e in watcher.events):
             return max(e["seq"] for e in watcher.events)
@@ -175,6 +176,12 @@ def health(port: int) -> dict[str, Any]:
         return dict(json.loads(r.read()))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used (/proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def phase(url: str, port: int, victim: Conn, args: argparse.Namespace) -> dict[str, Any]:
     cards = [0]
 
@@ -192,13 +199,14 @@ async def phase(url: str, port: int, victim: Conn, args: argparse.Namespace) -> 
             await asyncio.sleep(1)
 
     watching = asyncio.get_running_loop().create_task(watch_health())
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), cpu_seconds(args.server_pid)
     rtts = await pingers(url, args.pingers, args.seconds)
     elapsed = time.monotonic() - t0
+    cpu = cpu_seconds(args.server_pid) - cpu0
     watching.cancel()
     victim.on_event = None
     return {"ping_ms": summary(rtts), "victim_cards_per_s": round(cards[0] / elapsed, 1),
-            "busy_seen": any(busy)}
+            "busy_seen": any(busy), "server_cpu_share": round(cpu / elapsed, 3)}
 
 
 # ------------------------------------------------------------------ the attacker process
@@ -300,6 +308,7 @@ def main() -> None:
         while "listening on" not in (line := server.stdout.readline()):
             if not line:
                 raise SystemExit("the server did not start")
+        args.server_pid = server.pid
         result = asyncio.run(probe(f"ws://127.0.0.1:{port}", port, args))
         result["server_log"] = str(tmp / "server.log")
         print(json.dumps(result, indent=1))

@@ -100,6 +100,12 @@ class Settings:
     #: Admission control: while the event loop's recent lag averages more than this many
     #: ms, new tables and new sessions are refused with ``server_busy`` (0: never).
     busy_lag_ms: float = 250.0
+    #: Events resumes may replay per second to one address, and to the whole process (each
+    #: a token bucket holding twice that): a resume they cannot pay for, or one further
+    #: behind than an address's burst, gets a snapshot instead (issue 30: resume
+    #: amplification); the process's running out makes admission control busy.
+    replay_per_address: float = 100.0
+    replay_per_process: float = 1000.0
     #: Per-connection command rate (token bucket): sustained per second, and burst.
     rate_per_second: float = float(RATE_PER_SECOND)
     rate_burst: int = RATE_BURST
@@ -147,6 +153,8 @@ ENV = {
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
     "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
+    "replay_per_address": "ALUETTE_REPLAY_PER_ADDRESS",
+    "replay_per_process": "ALUETTE_REPLAY_PER_PROCESS",
     "rate_per_second": "ALUETTE_RATE_PER_SECOND",
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
@@ -197,6 +205,10 @@ HELP = {
     "sweep_interval_s": "seconds between clean-up sweeps",
     "busy_lag_ms": "refuse new tables and sessions (server_busy) while the event loop's "
                    "recent lag averages more than this many ms (0: never)",
+    "replay_per_address": "events resumes may replay to one address per second (twice that "
+                          "at once); beyond, a snapshot",
+    "replay_per_process": "events resumes may replay per second in this process (twice that "
+                          "at once); beyond, a snapshot and admission control says busy",
     "rate_per_second": "commands per second a connection may send, sustained",
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",
