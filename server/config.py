@@ -42,6 +42,11 @@ class Settings:
     #: Origins (``scheme://host[:port]``, comma-separated) whose web pages may open a
     #: websocket; empty: only the server's own pages (the Origin must match the Host header).
     allowed_origins: str = ""
+    #: Host names the page and the websocket answer to (comma-separated; ``*``: any), on
+    #: top of the address the server listens on (any address when it listens on all),
+    #: ``localhost`` and the hosts of ``allowed_origins``: another ``Host`` is refused (403),
+    #: so a name re-pointed at the server (DNS rebinding) gets nothing.
+    allowed_hosts: str = ""
     #: A session (its token and its replies) expires after this long without a hello.
     session_ttl_s: int = 7 * 24 * 3600
     #: How long the token a hello presented stays usable if the welcome is lost
@@ -95,6 +100,12 @@ class Settings:
     #: Admission control: while the event loop's recent lag averages more than this many
     #: ms, new tables and new sessions are refused with ``server_busy`` (0: never).
     busy_lag_ms: float = 250.0
+    #: Events resumes may replay per second to one address, and to the whole process (each
+    #: a token bucket holding twice that): a resume they cannot pay for, or one further
+    #: behind than an address's burst, gets a snapshot instead (issue 30: resume
+    #: amplification); the process's running out makes admission control busy.
+    replay_per_address: float = 100.0
+    replay_per_process: float = 1000.0
     #: Per-connection command rate (token bucket): sustained per second, and burst.
     rate_per_second: float = float(RATE_PER_SECOND)
     rate_burst: int = RATE_BURST
@@ -118,6 +129,7 @@ ENV = {
     "new_sessions_per_minute": "ALUETTE_NEW_SESSIONS_PER_MINUTE",
     "trusted_proxies": "ALUETTE_TRUSTED_PROXIES",
     "allowed_origins": "ALUETTE_ALLOWED_ORIGINS",
+    "allowed_hosts": "ALUETTE_ALLOWED_HOSTS",
     "session_ttl_s": "ALUETTE_SESSION_TTL",
     "token_grace_s": "ALUETTE_TOKEN_GRACE",
     "record_ttl_s": "ALUETTE_RECORD_TTL",
@@ -141,6 +153,8 @@ ENV = {
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
     "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
+    "replay_per_address": "ALUETTE_REPLAY_PER_ADDRESS",
+    "replay_per_process": "ALUETTE_REPLAY_PER_PROCESS",
     "rate_per_second": "ALUETTE_RATE_PER_SECOND",
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
@@ -163,6 +177,8 @@ HELP = {
     "trusted_proxies": "comma-separated proxy addresses whose X-Forwarded-For is believed",
     "allowed_origins": "comma-separated origins (https://host[:port]) whose web pages may "
                        "connect; empty: the server's own pages only",
+    "allowed_hosts": "comma-separated host names the page and websocket answer to (* any), "
+                     "besides the listening address, localhost and the allowed origins' hosts",
     "session_ttl_s": "seconds an idle session (token, replies) is kept",
     "token_grace_s": "seconds the token a hello presented stays usable if the welcome is lost",
     "record_ttl_s": "seconds a finished match's record is kept",
@@ -189,6 +205,10 @@ HELP = {
     "sweep_interval_s": "seconds between clean-up sweeps",
     "busy_lag_ms": "refuse new tables and sessions (server_busy) while the event loop's "
                    "recent lag averages more than this many ms (0: never)",
+    "replay_per_address": "events resumes may replay to one address per second (twice that "
+                          "at once); beyond, a snapshot",
+    "replay_per_process": "events resumes may replay per second in this process (twice that "
+                          "at once); beyond, a snapshot and admission control says busy",
     "rate_per_second": "commands per second a connection may send, sustained",
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",

@@ -44,7 +44,8 @@ async def serve_connection(hub: Hub, ws: ServerConnection) -> None:
     s = hub.settings
     session = ServerSession(now=time.monotonic(), rate_per_second=s.rate_per_second,
                             rate_burst=s.rate_burst)
-    client = Client(ws, session, lambda name, coro: hub.supervisor.spawn(name, coro))
+    client = Client(ws, session, lambda name, coro: hub.supervisor.spawn(name, coro),
+                    replays=hub.replays)
     hub.clients.add(client)
     touched = time.monotonic()
     try:
@@ -157,10 +158,13 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             raise CommandError(ErrorCode.UNKNOWN_TYPE,
                                f"{type(cmd).__name__} is not a command this server takes")
     watching = client in table.viewers
+    known = table.id in client.tables
     if watching:
         client.tables.add(table.id)
     else:
         client.tables.discard(table.id)
+    if known and watching and isinstance(cmd, protocol.Resume):
+        return      # noted when this connection began watching: no store write per resume
     await lobby.watching.after(client.player, cmd, table, watching)
 
 

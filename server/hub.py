@@ -19,7 +19,7 @@ from .botrunner import BotRunner
 from .cluster import Cluster
 from .config import Settings
 from .lobby import Lobby
-from .looplag import LoopLag
+from .looplag import LoopLag, ReplayBudget
 from .reviews import Reviews
 from .sessions import Sessions
 from .supervisor import Supervisor
@@ -38,6 +38,11 @@ class Hub:
         self.bots = BotRunner(settings.bot_workers, settings.bot_timeout_s,
                                think_s=settings.bot_think_s or None)
         self.lag = LoopLag(settings.busy_lag_ms)
+        #: What resumes may replay (issue 30): per address, per process, counted by
+        #: admission control.
+        self.replays = ReplayBudget(settings.replay_per_address, settings.replay_per_process,
+                                    late=self.lag.late)
+        self.lag.pressures.append(self.replays.pressed)
         self.sessions = Sessions(store, settings, busy=self.lag)
         self.cluster = Cluster(store, settings, self.supervisor)
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
@@ -102,6 +107,7 @@ class Hub:
             "owned_tables": self.lobby.owned(),
             "loop_lag_ms": self.lag.summary(),
             "busy": self.lag.busy(),
+            "replays": self.replays.summary(),
             "cluster": self.cluster.status(),
             "connections": len(self.clients),
             "sockets": self.count.total,

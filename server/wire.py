@@ -35,6 +35,8 @@ from protocol import AluetteError, CloseCode, EventPayload
 from protocol.results import Result
 from protocol.session import RateLimiter, Send, SequenceGap, ServerSession
 
+from .looplag import ReplayBudget
+
 log = logging.getLogger(__name__)
 
 
@@ -141,8 +143,10 @@ class Client:
     """One connection as tables and sessions see it (a :class:`~server.viewer.Viewer`)."""
 
     def __init__(self, ws: GuardedConnection, session: ServerSession,
-                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any]) -> None:
+                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any],
+                 replays: ReplayBudget | None = None) -> None:
         self.ws = ws
+        self.replays = replays
         self.session = session
         self.address = ws.client_address
         self.player_id: str | None = None
@@ -216,6 +220,9 @@ class Client:
 
     def rebase(self, table: str, seq: int, payloads: Sequence[EventPayload]) -> None:
         self.send_all(self.session.rebase(table, seq, payloads))
+
+    def may_replay(self, events: int) -> bool:
+        return self.replays is None or self.replays.take(self.address, events)
 
     def begin_resume(self, table: str) -> None:
         self.session.begin_catchup(table)
