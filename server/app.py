@@ -31,10 +31,11 @@ import protocol
 from protocol import CloseCode
 from server.store import StorageConfig, StoreError, open_storage
 
-from . import web
+from . import logs, web
 from .config import Settings, parse_settings
 from .dispatch import serve_connection
 from .hub import Hub
+from .metrics import CONTENT_TYPE_LATEST
 from .wire import GuardedConnection, WireLimits
 
 log = logging.getLogger("aluette.server")
@@ -80,6 +81,12 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
                                ("Content-Length", str(len(data))),
                                ("Cache-Control", "no-store")])
             return Response(status.value, status.phrase, headers, data)
+        if request.path.split("?")[0] == "/metrics":
+            data = hub.metrics.render()
+            headers = Headers([("Content-Type", CONTENT_TYPE_LATEST),
+                               ("Content-Length", str(len(data))),
+                               ("Cache-Control", "no-store")])
+            return Response(200, "OK", headers, data)
         page = web_request(request)
         if page is not None:
             return page
@@ -89,8 +96,10 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
         hub.count.by_address[address] += 1
         if hub.count.total > settings.max_connections:
             conn.refusal = (CloseCode.TRY_AGAIN_LATER, "server full; try again later")
+            hub.count.refusals["server_full"] += 1
         elif hub.count.by_address[address] > settings.max_connections_per_address:
             conn.refusal = (CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            hub.count.refusals["address_connections"] += 1
         return None
 
     return process_request
@@ -167,8 +176,7 @@ async def run(settings: Settings) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(argv)
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(settings.log_format)
     try:
         if settings.workers > 1:
             from .workers import run_workers

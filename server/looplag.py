@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+from collections.abc import Callable
 
 #: The sampler's period.
 TICK_S = 0.1
@@ -25,6 +26,8 @@ class LoopLag:
         #: Mean lag (ms) above which the process is busy; 0 turns admission control off.
         self.busy_ms = busy_ms
         self.samples: collections.deque[float] = collections.deque(maxlen=600)
+        #: Told of every sample, in ms (``/metrics``' loop lag histogram).
+        self.observe: Callable[[float], None] | None = None
 
     async def sample_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -34,7 +37,10 @@ class LoopLag:
             self.record((loop.time() - start - TICK_S) * 1000)
 
     def record(self, lag_ms: float) -> None:
-        self.samples.append(max(0.0, lag_ms))
+        lag_ms = max(0.0, lag_ms)
+        self.samples.append(lag_ms)
+        if self.observe is not None:
+            self.observe(lag_ms)
 
     def recent_ms(self) -> float:
         """The mean of the latest samples (0 before the first)."""

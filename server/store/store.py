@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import inspect
 import logging
 import math
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
@@ -114,6 +116,9 @@ class Store:
         self._take_lease = redis.register_script(scripts.TAKE_LEASE)
         self._release_lease = redis.register_script(scripts.RELEASE_LEASE)
         self._presence = redis.register_script(scripts.PRESENCE)
+        #: Told of every public call: its method's name, seconds, and whether it succeeded
+        #: (``/metrics``: server/metrics.py). None: nobody is listening.
+        self.observe: Callable[[str, float, bool], None] | None = None
 
     @property
     def prefix(self) -> str:
@@ -625,3 +630,33 @@ class Store:
             lambda: self.redis.zrevrange(self.keys.watching(player_id), 0, -1))
         # Without scores, ZREVRANGE answers members only.
         return [_text(m) for m in raw if isinstance(m, bytes | str)]
+
+
+#: Calls not timed: health probes (their time is not the store's work).
+_UNTIMED = frozenset({"ping", "answers_within", "rebind"})
+
+
+def _timed(name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """``method``, reporting its time and outcome to ``Store.observe`` (one clock read on
+    each side of a network round trip; nothing when nobody observes)."""
+    @functools.wraps(method)
+    async def call(self: Store, *args: Any, **kwargs: Any) -> Any:
+        observe = self.observe
+        if observe is None:
+            return await method(self, *args, **kwargs)
+        start = time.perf_counter()
+        ok = True      # a refused commit (VersionConflict) is an answer, not a failure
+        try:
+            return await method(self, *args, **kwargs)
+        except StorageUnavailable:
+            ok = False
+            raise
+        finally:
+            observe(name, time.perf_counter() - start, ok)
+    return call
+
+
+for _name, _method in list(vars(Store).items()):
+    if (not _name.startswith("_") and _name not in _UNTIMED
+            and inspect.iscoroutinefunction(_method)):
+        setattr(Store, _name, _timed(_name, _method))
