@@ -22,7 +22,9 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+import msgspec
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -174,7 +176,31 @@ async def run(settings: Settings) -> None:
     print("aluette-server stopped", flush=True)
 
 
+def store_tool(command: str, argv: Sequence[str]) -> int:
+    """``aluette-server backup FILE`` / ``restore FILE`` [storage flags] (issue 30;
+    server/store/backup.py, docs/OPERATIONS.md): one JSON line on success."""
+    from server.store import backup
+
+    if not argv or argv[0].startswith("-"):
+        print(f"usage: aluette-server {command} FILE [--redis-url URL | --data-dir DIR] "
+              "[--key-prefix PREFIX]", file=sys.stderr)
+        return 2
+    settings = parse_settings(argv[1:])
+    logs.configure(settings.log_format, logging.WARNING)
+    try:
+        summary = asyncio.run(backup.run("backup" if command == "backup" else "restore",
+                                         Path(argv[0]), storage_config(settings)))
+    except (StoreError, backup.BackupError, OSError) as exc:
+        print(f"aluette-server {command}: {exc}", file=sys.stderr, flush=True)
+        return 2
+    print(json.dumps(msgspec.structs.asdict(summary)), flush=True)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("backup", "restore"):
+        return store_tool(args[0], args[1:])
     settings = parse_settings(argv)
     logs.configure(settings.log_format)
     try:

@@ -67,6 +67,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from server.store.datadir import (
+    PASSWORD_FILE,
     load_or_create_password,
     make_private_dir,
     tighten_modes,
@@ -270,6 +271,18 @@ def _read_pidfile(path: Path) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return pid, port
+
+
+def running_store(data_dir: Path) -> tuple[str, str] | None:
+    """``(url, password)`` of the store a live server runs on ``data_dir`` (for
+    ``aluette-server backup`` while it runs), or None: the pid file must name a live store
+    of ours working in that directory, never whatever now listens on a recorded port."""
+    data_dir = Path(data_dir).resolve()
+    recorded = _read_pidfile(data_dir / PIDFILE)
+    if recorded is None or not _is_store_on(recorded[0], data_dir):
+        return None
+    password = (data_dir / PASSWORD_FILE).read_text(encoding="ascii").strip()
+    return f"redis://127.0.0.1:{recorded[1]}/0", password
 
 
 # -- talking to our own child before anyone else does ------------------------------------
