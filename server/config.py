@@ -112,6 +112,8 @@ class Settings:
     #: Chat messages per player at a table (its own token bucket): sustained, and burst.
     chat_per_second: float = CHAT_PER_SECOND
     chat_burst: int = CHAT_BURST
+    #: ``text`` (for people) or ``json`` (one event per line, for log collectors).
+    log_format: str = "text"
 
 
 ENV = {
@@ -159,6 +161,7 @@ ENV = {
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
     "chat_burst": "ALUETTE_CHAT_BURST",
+    "log_format": "ALUETTE_LOG_FORMAT",
 }
 
 HELP = {
@@ -213,6 +216,8 @@ HELP = {
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",
     "chat_burst": "chat messages a player may send at a table in a burst",
+    "log_format": "text (for people) or json (one event per line with table and player "
+                  "ids, for log collectors)",
 }
 
 
@@ -244,6 +249,8 @@ def problems(settings: Settings) -> list[str]:
             out.append(f"{flag_of(f.name)} must be more than 0, not {value}")
     if not 0 <= settings.port <= 65535:
         out.append(f"--port must be from 0 to 65535, not {settings.port}")
+    if settings.log_format not in ("text", "json"):
+        out.append(f"--log-format must be text or json, not {settings.log_format!r}")
     if settings.lease_renew_s >= settings.lease_ttl_s:
         out.append(f"--lease-renew ({settings.lease_renew_s}) must be shorter than --lease-ttl "
                    f"({settings.lease_ttl_s}), or a table's lease lapses between renewals")

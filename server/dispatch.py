@@ -21,6 +21,7 @@ import protocol
 from protocol import AluetteError, CloseCode, CommandError, ErrorCode, ServiceError
 from protocol.session import Close, CommandReceived, HelloReceived, Send, ServerSession
 
+from . import logs
 from .hub import Hub
 from .wire import Client, GuardedConnection
 
@@ -90,6 +91,8 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
                                "connect again shortly")
         token, player, name = await hub.sessions.hello(client, out.hello)
     except AluetteError as exc:
+        if exc.code in (ErrorCode.SERVER_BUSY, ErrorCode.RATE_LIMITED):
+            hub.count.refusals[f"{exc.code}_hello"] += 1
         for refusal in session.refuse_hello(out.hello, exc):
             await _carry_out(hub, client, refusal)
         return
@@ -100,7 +103,20 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
 
 
 async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
-    """Carry out one command; its reply (and any events) go out in the documented order."""
+    """Carry out one command; its reply (and any events) go out in the documented order.
+    Its type, outcome and time to the reply are counted for ``/metrics``."""
+    start = time.perf_counter()
+    outcome = "ok"
+    kind = str(type(cmd).__struct_config__.tag)
+    context = logs.bind(player=client.player_id, table=getattr(cmd, "table", None))
+    try:
+        outcome = await _dispatch(hub, client, cmd, kind)
+    finally:
+        logs.unbind(context)
+        hub.metrics.observe_command(kind, outcome, time.perf_counter() - start)
+
+
+async def _dispatch(hub: Hub, client: Client, cmd: protocol.Command, kind: str) -> str:
     try:
         if hub.closing:
             raise ServiceError(ErrorCode.SHUTTING_DOWN, "the server is restarting; nothing was "
@@ -109,14 +125,19 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             client.retiring = False
             if not await hub.sessions.confirm(client):
                 client.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
-                return
+                return "session_replaced"
         await _route(hub, client, cmd)
     except AluetteError as exc:
         client.refuse(cmd.id, exc)
+        if exc.code is ErrorCode.SERVER_BUSY:
+            hub.count.refusals[f"{exc.code}_{kind}"] += 1
+        return str(exc.code)
     except Exception:
         log.exception("internal error on %s", type(cmd).__name__)
         client.refuse(cmd.id, ServiceError(ErrorCode.INTERNAL_ERROR,
                                            "internal error; nothing was changed"))
+        return str(ErrorCode.INTERNAL_ERROR)
+    return "ok"
 
 
 async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:

@@ -20,6 +20,7 @@ from .cluster import Cluster
 from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag, ReplayBudget
+from .metrics import Metrics
 from .reviews import Reviews
 from .sessions import Sessions
 from .supervisor import Supervisor
@@ -50,10 +51,16 @@ class Hub:
         self.reviews = Reviews(store, self.lobby, self.bots, self.supervisor,
                                ttl_s=settings.record_ttl_s)
         self.count = ConnectionCount()
+        #: ``/metrics`` (server/metrics.py): the parts report to it through plain hooks.
+        self.metrics = Metrics()
+        self.lag.observe = self.metrics.observe_lag
+        self.bots.observe = self.metrics.observe_bot
+        store.observe = self.metrics.observe_store
         self.clients: set[Client] = set()
         self.started_at = time.time()
         self.closing = False
         self._closed = False
+        self.metrics.attach(self)
 
     @property
     def tables(self) -> dict[str, Table]:

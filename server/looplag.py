@@ -32,6 +32,8 @@ class LoopLag:
         #: Other work that makes the process busy before its loop runs late (the resumes'
         #: replays, :class:`ReplayBudget`): each says True while it is pressed.
         self.pressures: list[Callable[[], bool]] = []
+        #: Told of every sample, in ms (``/metrics``' loop lag histogram).
+        self.observe: Callable[[float], None] | None = None
 
     async def sample_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -41,7 +43,10 @@ class LoopLag:
             self.record((loop.time() - start - TICK_S) * 1000)
 
     def record(self, lag_ms: float) -> None:
-        self.samples.append(max(0.0, lag_ms))
+        lag_ms = max(0.0, lag_ms)
+        self.samples.append(lag_ms)
+        if self.observe is not None:
+            self.observe(lag_ms)
 
     def recent_ms(self) -> float:
         """The mean of the latest samples (0 before the first)."""

@@ -49,11 +49,17 @@ class WireLimits:
 
 
 class ConnectionCount:
-    """Every open TCP connection, from the accept (before any handshake or hello)."""
+    """Every open TCP connection, from the accept (before any handshake or hello), and
+    what the wire counts for ``/metrics`` (plain ints, read when scraped)."""
 
     def __init__(self) -> None:
         self.total = 0
         self.by_address: Counter[str] = Counter()
+        #: Connections, sessions and tables refused by a limit or by admission control.
+        self.refusals: Counter[str] = Counter()
+        self.resumes_replayed = 0
+        self.resumes_snapshot = 0
+        self.replayed_events = 0
 
 
 class GuardedConnection(ServerConnection):
@@ -231,6 +237,12 @@ class Client:
                    replay: list[tuple[int, bytes]] | None,
                    head: tuple[int, Sequence[EventPayload]] | None, upto: int) -> bool:
         snapshot = (head[0], list(head[1])) if head is not None else None
+        count = self.ws.count
+        if replay is None:
+            count.resumes_snapshot += 1
+        else:
+            count.resumes_replayed += 1
+            count.replayed_events += len(replay)
         self.send_all(self.session.finish_resume(table, self.session.ok(cid, result), replay,
                                                  snapshot, upto))
         return not self.session.needs_snapshot

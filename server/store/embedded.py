@@ -63,6 +63,7 @@ from typing import Literal
 
 from server.store.child import CONFIG_FILE, HOST, LOG_FILE, Backend, Launch, end
 from server.store.datadir import (
+    PASSWORD_FILE,
     load_or_create_password,
     make_private_dir,
     tighten_modes,
@@ -70,7 +71,7 @@ from server.store.datadir import (
 )
 from server.store.errors import EmbeddedStoreError
 from server.store.lock import DataDirLock
-from server.store.orphans import read_pidfile, stop_orphan, stores_on
+from server.store.orphans import is_store_on, read_pidfile, stop_orphan, stores_on
 
 __all__ = ["CONFIG_FILE", "LOG_FILE", "PIDFILE", "EmbeddedStore", "EmbeddedStoreError"]
 
@@ -340,3 +341,15 @@ class EmbeddedStore:
         tb: TracebackType | None,
     ) -> None:
         await self.astop()
+
+
+def running_store(data_dir: Path) -> tuple[str, str] | None:
+    """``(url, password)`` of the store a live server runs on ``data_dir`` (for
+    ``aluette-server backup`` while it runs), or None: the pid file must name a live store
+    of ours working in that directory, never whatever now listens on a recorded port."""
+    data_dir = Path(data_dir).resolve()
+    recorded = read_pidfile(data_dir / PIDFILE)
+    if recorded is None or not is_store_on(recorded[0], data_dir):
+        return None
+    password = (data_dir / PASSWORD_FILE).read_text(encoding="ascii").strip()
+    return f"redis://127.0.0.1:{recorded[1]}/0", password

@@ -33,6 +33,7 @@ from protocol.results import LeaveResult, Result
 from server.game import Match
 from server.store import Store, VersionConflict
 
+from .. import logs
 from ..botrunner import BotRunner
 from ..config import Settings
 from ..viewer import Viewer
@@ -95,6 +96,7 @@ class Table(Attending):
     async def run(self) -> None:
         """The table's clock and follower, in one scope that ends when the table closes
         (a failure of either ends both, and the supervisor starts the scope again)."""
+        logs.bind(table=self.id)      # its lines name it (--log-format json)
         async with asyncio.TaskGroup() as tasks:
             clock = tasks.create_task(self.clock.run(), name=f"table {self.id} clock")
             follower = tasks.create_task(self.follower.run(), name=f"table {self.id} follower")
