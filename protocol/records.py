@@ -72,6 +72,14 @@ class FairBlock(TypedDict):
     seed: str
 
 
+class PartnerDrawBlock(TypedDict):
+    """R7's draw, public from the start: the cards turned (``[seat, card]``, seats before
+    the draw) and the seating it gave."""
+
+    cards: list[list[int | str]]
+    seating: list[int]
+
+
 class Record(TypedDict):
     """A match record (``format``: ``aluette-record/1``). The server adds which seats were
     bots (``bots``), the match's number at its table (``match``) and, once it is over, the
@@ -82,6 +90,7 @@ class Record(TypedDict):
     seats: list[str]
     complete: bool
     deals: list[RecordDeal]
+    partner_draw: NotRequired[PartnerDrawBlock]
     seed: NotRequired[int | str]
     fair: NotRequired[FairBlock]
     bots: NotRequired[list[bool]]
