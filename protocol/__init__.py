@@ -68,6 +68,7 @@ from .events import (
     TurnTimedOut,
     UnknownEvent,
 )
+from .fields import ErrorDetails
 from .limits import (
     CHAT_BURST,
     CHAT_HISTORY,
@@ -212,6 +213,7 @@ __all__ = [
     "Discard",
     "Error",
     "ErrorCode",
+    "ErrorDetails",
     "Event",
     "EventBase",
     "EventError",

@@ -9,7 +9,8 @@ removing one is a major change.
 from __future__ import annotations
 
 import enum
-from typing import Any
+
+from .fields import ErrorDetails
 
 
 class ErrorCode(enum.StrEnum):
@@ -95,7 +96,7 @@ class AluetteError(Exception):
         *,
         code: ErrorCode | None = None,
         id: int | None = None,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
     ) -> None:
         if code is not None:
             self.code = code
@@ -125,7 +126,7 @@ class ProtocolError(AluetteError):
         message: str,
         *,
         id: int | None = None,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
         well_formed: bool = False,
     ) -> None:
         super().__init__(message, code=code, id=id, details=details)
@@ -141,7 +142,7 @@ class CommandError(AluetteError):
         code: ErrorCode,
         message: str,
         *,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
     ) -> None:
         super().__init__(message, code=code, details=details)
 
@@ -160,7 +161,7 @@ class ServiceError(AluetteError):
         code: ErrorCode,
         message: str,
         *,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
     ) -> None:
         super().__init__(message, code=code, details=details)
 

@@ -21,6 +21,7 @@ from .fields import (
     BotLevel,
     CommandId,
     Contribution,
+    ErrorDetails,
     JoinCode,
     MatchNumber,
     Name,
@@ -320,7 +321,7 @@ class Error(ServerBase, tag="error", kw_only=True):
     id: CommandId | None = None
     code: str
     message: Annotated[str, Meta(max_length=limits.MAX_MESSAGE_LEN)] = ""
-    details: dict[str, Any] | None = None
+    details: ErrorDetails | None = None
 
 
 class Pong(ServerBase, tag="pong", kw_only=True):

@@ -284,7 +284,7 @@ class ServerSession:
 
     # ------------------------------------------------------------------ replies
 
-    def ok(self, cid: int, result: Result | dict[str, Any]) -> Send:
+    def ok(self, cid: int, result: Result) -> Send:
         return Send(encode(Ok(id=cid, result=result)))
 
     def error(self, cid: int | None, exc: AluetteError) -> Send:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TypedDict
 
 from server.store import Storage, Store
+from server.store.runtime import StoreStatus
 
 from .botrunner import BotRunner
-from .cluster import Cluster
+from .cluster import Cluster, ClusterStatus
 from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag, ReplayBudget
@@ -28,6 +29,29 @@ from .table import Table
 from .wire import Client, ConnectionCount
 
 log = logging.getLogger(__name__)
+
+
+class Health(TypedDict):
+    """``/healthz``'s body (JSON): the store, what this process holds and how it runs."""
+
+    status: str
+    storage: bool
+    store: StoreStatus
+    tables: int
+    stalled_tables: int
+    owned_tables: int
+    loop_lag_ms: dict[str, float]
+    busy: bool
+    cluster: ClusterStatus
+    connections: int
+    sockets: int
+    tasks: int
+    task_failures: int
+    bot_failures: int
+    bot_timeouts: int
+    bots_thinking: int
+    bot_crowded_decisions: int
+    uptime_s: float
 
 
 class Hub:
@@ -97,12 +121,12 @@ class Hub:
             except Exception:
                 log.exception("sweep failed; trying again at the next interval")
 
-    async def health(self) -> dict[str, Any]:
+    async def health(self) -> Health:
         """``/healthz``: storage really answering as *our* store (its identity checked),
         and what this process holds."""
         if self.storage is not None:
             ok = await self.storage.check()
-            store_status: dict[str, Any] = self.storage.status()
+            store_status: StoreStatus = self.storage.status()
         else:
             ok, store_status = await self.store.ping(), {}
         return {

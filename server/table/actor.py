@@ -91,6 +91,28 @@ class Table(Attending):
                                  now=clock)
         self.clock.note_turn()
 
+    # ------------------------------------------------------------------ what it is now
+
+    @property
+    def id(self) -> str:
+        return self.replica.id
+
+    @property
+    def state(self) -> TableState:
+        return self.replica.state
+
+    @property
+    def match(self) -> Match | None:
+        return self.replica.match
+
+    @property
+    def version(self) -> int:
+        return self.replica.version
+
+    @property
+    def stalled_since(self) -> float | None:
+        return self.clock.stalled_since
+
     # ------------------------------------------------------------------ its tasks
 
     async def run(self) -> None:

@@ -18,7 +18,6 @@ from collections.abc import Callable
 import protocol
 from protocol import AluetteError
 from protocol.results import Result
-from server.game import Match
 from server.store import StorageUnavailable, Store
 
 from ..config import Settings
@@ -29,14 +28,13 @@ from .follower import Follower
 from .presence import Membership, Presence
 from .replica import Change, Outcome, Replica
 from .replies import Replies
-from .state import TableState
 
 log = logging.getLogger(__name__)
 
 
 class Attending:
-    """The table's parts that :class:`~.actor.Table` makes, and what it is now; its
-    presence and its place among the processes."""
+    """The table's parts that :class:`~.actor.Table` makes (it reads the table as it is
+    from the replica), its presence and its place among the processes."""
 
     store: Store
     settings: Settings
@@ -64,29 +62,9 @@ class Attending:
 
     # ------------------------------------------------------------------ what it is now
 
-    @property
-    def id(self) -> str:
-        return self.replica.id
-
-    @property
-    def state(self) -> TableState:
-        return self.replica.state
-
-    @property
-    def match(self) -> Match | None:
-        return self.replica.match
-
-    @property
-    def version(self) -> int:
-        return self.replica.version
-
-    @property
-    def stalled_since(self) -> float | None:
-        return self.clock.stalled_since
-
     def spectators(self) -> int:
         """Connections watching without a seat, on every process (the spectator limit)."""
-        return self.presence.spectators(self.state)
+        return self.presence.spectators(self.replica.state)
 
     def watched(self) -> bool:
         """Someone is here, on any process: bots pause without."""
@@ -96,7 +74,7 @@ class Attending:
 
     def info(self) -> protocol.TableInfo:
         """The lobby's description; ``spectators`` counts people watching without a seat."""
-        return self.state.info(len(self.presence.watchers(self.state)))
+        return self.replica.state.info(len(self.presence.watchers(self.replica.state)))
 
     # ------------------------------------------------------------------ presence
 
@@ -105,12 +83,12 @@ class Attending:
         watching without a seat): a spectator's arrival or departure is announced to
         everyone at the table and to the lobby (issue 31, item 8)."""
         async with self.lock:
-            if self.closed or len(self.presence.watchers(self.state)) == self.announced:
+            if self.closed or len(self.presence.watchers(self.replica.state)) == self.announced:
                 return
             try:
                 await self.execute(lambda w: w.table_changed())
             except AluetteError as exc:
-                log.warning("table %s: spectator count not announced: %s", self.id, exc)
+                log.warning("table %s: spectator count not announced: %s", self.replica.id, exc)
 
     async def refresh_presence(self) -> None:
         """The other processes' presence counts, read from the store."""
@@ -130,7 +108,7 @@ class Attending:
         disconnected (whichever runs second sees the other's result).
         """
         async with self.lock:
-            s = self.state.seats[seat]
+            s = self.replica.state.seats[seat]
             if s.kind != "human" or s.player is None:
                 return
             if self.membership.others_alive():
@@ -142,7 +120,8 @@ class Attending:
             try:
                 await self.execute(lambda w: mutations.connection_change(w, seat, connected))
             except AluetteError as exc:
-                log.warning("table %s: seat %s presence not recorded: %s", self.id, seat, exc)
+                log.warning("table %s: seat %s presence not recorded: %s", self.replica.id,
+                            seat, exc)
 
     # ------------------------------------------------------------------ other processes
 
@@ -166,7 +145,7 @@ class Attending:
     async def send_beacon(self) -> None:
         """Tell the other processes which version this table is at (a process that joined
         while this one was alone has not heard its commits: it catches up)."""
-        await self.store.publish_table(self.id, self.replica.beacon(self.now()))
+        await self.store.publish_table(self.replica.id, self.replica.beacon(self.now()))
 
     async def take_over(self) -> None:
         """This process has just taken the table's lease: whoever the seats' connections
@@ -174,7 +153,7 @@ class Attending:
         the previous owner's process died with them); its grace period runs from now."""
         await self.catch_up()
         await self.refresh_presence()
-        for seat, s in enumerate(self.state.seats):
+        for seat, s in enumerate(self.replica.state.seats):
             if s.kind == "human" and s.player and s.connected != self.presence.connected(
                     s.player):
                 await self.seat_presence(seat)
