@@ -74,6 +74,13 @@ def _nonce() -> bytes:
     return os.urandom(12)
 
 
+class Rotated(NamedTuple):
+    """A session's token rotated by a hello: its name, and the rotation's generation."""
+
+    name: str
+    generation: int
+
+
 class StoredTable(NamedTuple):
     """A table as stored: its version, its document as last written whole, and the deltas
     committed since, oldest first (each of them the table's own format: the store keeps
@@ -563,6 +570,15 @@ class Store:
         given, becomes the session's name (a hello renames its session, protocol 1.5).
         Returns the session's name, or None when ``presented`` is not this session's
         (unknown, replaced, expired)."""
+        rotated = await self.rotate_session(player_id, presented, new, grace_s=grace_s,
+                                            ttl_s=ttl_s, now=now, name=name)
+        return None if rotated is None else rotated.name
+
+    async def rotate_session(self, player_id: str, presented: str, new: str, *,
+                             grace_s: int, ttl_s: int, now: float | None = None,
+                             name: str | None = None) -> Rotated | None:
+        """:meth:`resume_session`, with the rotation's generation (1, 2, ... per session):
+        of two hellos with one token at once, the higher generation holds the token."""
         check_token_hash(presented)
         check_token_hash(new)
         now = time.time() if now is None else now
@@ -573,7 +589,7 @@ class Store:
         if not reply[0]:
             return None
         name = reply[1]
-        return name.decode() if isinstance(name, bytes) else str(name)
+        return Rotated(name.decode() if isinstance(name, bytes) else str(name), int(reply[2]))
 
     async def confirm_session(self, player_id: str, token_hash: str, ttl_s: int) -> bool:
         """The connection holding ``token_hash`` sent a command: retire the token its hello
