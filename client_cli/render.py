@@ -88,6 +88,7 @@ ERROR_SENTENCES: dict[str, str] = {
     "too_many_tables": "The server has no room for another table right now.",
     "too_many_reviews": "You have as many reviews waiting as allowed: ask again once one is done.",
     "hints_off": "This table does not allow hints (a casual table may turn them on).",
+    "too_many_marks": "That text is mostly accents and combining marks; write it plainly.",
     "too_many_spectators": "That table has all the spectators it can take.",
     "rate_limited": "Slow down: too many commands at once.",
     "storage_unavailable": "The server could not save that, so nothing changed; try again.",

@@ -148,7 +148,7 @@ from .results import (
     WatchRef,
     decode_result,
 )
-from .text import clean_text
+from .text import clean_text, mostly_marks
 from .versions import PROTOCOL_VERSION, SUPPORTED_VERSIONS, negotiate
 from .views import DealInfo, SeatInfo, SignalInfo, TableInfo, TableOptions, TableView, TrickInfo
 from .vocab import BOT_LEVELS, SIGNALS, SIGNALS_MODES, Phase
@@ -286,6 +286,7 @@ __all__ = [
     "error",
     "error_reply",
     "is_card",
+    "mostly_marks",
     "negotiate",
     "options_from_dict",
     "placeholder",

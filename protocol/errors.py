@@ -38,6 +38,8 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_SPECTATORS = "too_many_spectators"
     TOO_MANY_REVIEWS = "too_many_reviews"
     HINTS_OFF = "hints_off"
+    #: 1.5: a chat text made mostly of combining marks (issue 30).
+    TOO_MANY_MARKS = "too_many_marks"
     # Rule errors (the player's fault; the connection stays open).
     NOT_YOUR_TURN = "not_your_turn"
     CARD_NOT_IN_HAND = "card_not_in_hand"

@@ -63,6 +63,8 @@ class Connected(Protocol):
     token: str | None
     #: Set when the hello presented a token that dies at this connection's first command.
     retiring: bool
+    #: The rotation of the session's token that this connection's hello made (0: none).
+    generation: int
 
     def drop(self, code: CloseCode, reason: str) -> None: ...
 
@@ -100,16 +102,23 @@ class Sessions:
                     raise CommandError(ErrorCode.BAD_TOKEN, "unknown or expired session token; "
                                        "say hello without one")
                 token = f"{player}.{secrets.token_urlsafe(24)}"
-                name = await self.store.resume_session(
+                rotated = await self.store.rotate_session(
                     player, token_digest(hello.token), token_digest(token),
                     grace_s=self.settings.token_grace_s, ttl_s=ttl, now=time.time(),
                     name=hello.name)
-                if name is None:
+                if rotated is None:
                     raise CommandError(ErrorCode.BAD_TOKEN, "unknown or expired session token; "
                                        "say hello without one")
-                for other in list(self.online.get(player, ())):
-                    if other is not conn:
-                        other.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
+                name = rotated.name
+                conn.generation = rotated.generation
+                others = [c for c in self.online.get(player, ()) if c is not conn]
+                if any(c.generation > conn.generation for c in others):
+                    # Two hellos at once (issue 30): a later rotation already holds the
+                    # session, whatever order the store's answers came back in.
+                    conn.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
+                    return token, player, name
+                for other in others:
+                    other.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
                 conn.retiring = True
             else:
                 if self.busy.busy():

@@ -161,6 +161,7 @@ class Client:
         #: The client said it is a program (``hello {bot: true}``): its seats show it.
         self.bot = False
         self.retiring = False
+        self.generation = 0
         self.tables: set[str] = set()
         self.dropped = False
         self._spawn = spawn

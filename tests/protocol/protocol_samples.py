@@ -338,6 +338,13 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             "server",
             p.Error(id=12, code="conflict", message="the table kept changing; send it again"),
         ),
+        # 1.5 (issue 30): chat made mostly of combining marks.
+        (
+            "error_too_many_marks",
+            "server",
+            p.Error(id=14, code="too_many_marks",
+                    message="that text is mostly combining marks; write it with fewer accents"),
+        ),
         # 1.5: a vote to let a bot play an absent player's seat now, the grace period's end
         # and the votes in SeatInfo, and a turn timer that ran out.
         ("let_bot_play", "client", p.LetBotPlay(id=25, table="t-7f3a", seat=2)),
