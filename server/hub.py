@@ -20,7 +20,7 @@ from .botrunner import BotRunner
 from .cluster import Cluster, ClusterStatus
 from .config import Settings
 from .lobby import Lobby
-from .looplag import LoopLag, ReplayBudget
+from .looplag import LoopLag, ReplayBudget, ReplayStatus
 from .metrics import Metrics
 from .reviews import Reviews
 from .sessions import Sessions
@@ -42,6 +42,7 @@ class Health(TypedDict):
     owned_tables: int
     loop_lag_ms: dict[str, float]
     busy: bool
+    replays: ReplayStatus
     cluster: ClusterStatus
     connections: int
     sockets: int

@@ -15,7 +15,7 @@ import itertools
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 #: The sampler's period.
 TICK_S = 0.1
@@ -98,6 +98,14 @@ class _Bucket:
         self.stamp = now
 
 
+class ReplayStatus(TypedDict):
+    """``/healthz``'s ``replays``: what the resumes' replays cost lately."""
+
+    replayed_events: int
+    heads_instead: int
+    pressed: bool
+
+
 class ReplayBudget:
     """What resumes may replay, counted in events (issue 30, item 5: resume amplification).
 
@@ -158,7 +166,7 @@ class ReplayBudget:
         """The process's replay budget ran out lately: admission control counts it."""
         return self.clock() < self._pressed_until
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> ReplayStatus:
         """For ``/healthz``: events replayed, resumes answered with a head for want of
         budget, and whether the budget is pressed now."""
         return {"replayed_events": self.replayed, "heads_instead": self.refused,

@@ -15,7 +15,6 @@ from server.store.client import unavailable_on_error
 from server.store.keys import check_id, check_token_hash
 
 
-
 class Rotated(NamedTuple):
     """A session's token rotated by a hello: its name, and the rotation's generation."""
 
