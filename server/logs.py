@@ -42,7 +42,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         player, table = _CONTEXT.get()
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
                   + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
