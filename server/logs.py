@@ -16,7 +16,6 @@ import contextvars
 import json
 import logging
 import time
-from typing import Any
 
 __all__ = ["JsonFormatter", "bind", "configure", "unbind"]
 
