@@ -101,6 +101,20 @@ class Settings:
     #: Chat messages per player at a table (its own token bucket): sustained, and burst.
     chat_per_second: float = CHAT_PER_SECOND
     chat_burst: int = CHAT_BURST
+    #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
+    #: 2 passes), threads hashing at once (off the event loop) and hashes let wait.
+    argon2_memory_kib: int = 19 * 1024
+    argon2_time_cost: int = 2
+    hash_workers: int = 2
+    hash_queue: int = 256
+    #: Login attempts: free ones per account and per address, then a wait that doubles
+    #: from ``login_backoff_ms`` up to ``login_backoff_max_ms``; forgotten after
+    #: ``login_window_s`` without an attempt.
+    login_free_per_account: int = 5
+    login_free_per_address: int = 20
+    login_backoff_ms: int = 1000
+    login_backoff_max_ms: int = 15 * 60 * 1000
+    login_window_s: int = 3600
 
 
 ENV = {
@@ -145,6 +159,15 @@ ENV = {
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
     "chat_burst": "ALUETTE_CHAT_BURST",
+    "argon2_memory_kib": "ALUETTE_ARGON2_MEMORY_KIB",
+    "argon2_time_cost": "ALUETTE_ARGON2_TIME_COST",
+    "hash_workers": "ALUETTE_HASH_WORKERS",
+    "hash_queue": "ALUETTE_HASH_QUEUE",
+    "login_free_per_account": "ALUETTE_LOGIN_FREE_PER_ACCOUNT",
+    "login_free_per_address": "ALUETTE_LOGIN_FREE_PER_ADDRESS",
+    "login_backoff_ms": "ALUETTE_LOGIN_BACKOFF_MS",
+    "login_backoff_max_ms": "ALUETTE_LOGIN_BACKOFF_MAX_MS",
+    "login_window_s": "ALUETTE_LOGIN_WINDOW",
 }
 
 HELP = {
@@ -193,6 +216,15 @@ HELP = {
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",
     "chat_burst": "chat messages a player may send at a table in a burst",
+    "argon2_memory_kib": "Argon2id memory per password hash, KiB (OWASP minimum 19456)",
+    "argon2_time_cost": "Argon2id passes per password hash (OWASP minimum 2 at 19 MiB)",
+    "hash_workers": "threads hashing passwords at once, off the event loop",
+    "hash_queue": "password hashes that may wait for a thread before server_busy",
+    "login_free_per_account": "login attempts on one account before the waits start",
+    "login_free_per_address": "login attempts from one address before the waits start",
+    "login_backoff_ms": "first wait after the free login attempts, ms (then doubled)",
+    "login_backoff_max_ms": "longest wait between login attempts, ms",
+    "login_window_s": "seconds without an attempt after which login attempts are forgotten",
 }
 
 
@@ -201,7 +233,7 @@ HELP = {
 #: period of 0 or a key lifetime of 0 (Redis deletes such a key at once) would break the
 #: server quietly instead of refusing to start.
 MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
-                         "bot_think_s", "busy_lag_ms"})
+                         "bot_think_s", "busy_lag_ms", "hash_queue"})
 
 
 def flag_of(name: str) -> str:
