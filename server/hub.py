@@ -13,7 +13,9 @@ import logging
 import time
 from typing import Any
 
+from server.accounts import Accounts, Hasher, HashParams, LoginPolicy
 from server.store import Storage, Store
+from server.store.accounts import AccountStore, Limit
 
 from .botrunner import BotRunner
 from .cluster import Cluster
@@ -29,6 +31,14 @@ from .wire import Client, ConnectionCount
 log = logging.getLogger(__name__)
 
 
+def login_policy(settings: Settings) -> LoginPolicy:
+    """The login attempts' limits from the settings (``server/accounts/service.py``)."""
+    backoff, longest = settings.login_backoff_ms, settings.login_backoff_max_ms
+    return LoginPolicy(per_account=Limit(settings.login_free_per_account, backoff, longest),
+                       per_address=Limit(settings.login_free_per_address, backoff, longest),
+                       window_s=settings.login_window_s)
+
+
 class Hub:
     def __init__(self, store: Store, settings: Settings, storage: Storage | None = None) -> None:
         self.store = store
@@ -38,7 +48,11 @@ class Hub:
         self.bots = BotRunner(settings.bot_workers, settings.bot_timeout_s,
                                think_s=settings.bot_think_s or None)
         self.lag = LoopLag(settings.busy_lag_ms)
-        self.sessions = Sessions(store, settings, busy=self.lag)
+        self.hasher = Hasher(HashParams(memory_kib=settings.argon2_memory_kib,
+                                        time_cost=settings.argon2_time_cost),
+                             workers=settings.hash_workers, queue=settings.hash_queue)
+        self.accounts = Accounts(AccountStore(store), self.hasher, login_policy(settings))
+        self.sessions = Sessions(store, settings, busy=self.lag, accounts=self.accounts)
         self.cluster = Cluster(store, settings, self.supervisor)
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
                            busy=self.lag)
@@ -76,6 +90,7 @@ class Hub:
         await self.cluster.stop()
         await self.supervisor.close()
         self.bots.close()
+        self.hasher.close()
 
     async def _sweep_forever(self) -> None:
         while True:

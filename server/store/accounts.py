@@ -266,6 +266,15 @@ class AccountStore:
                     await pipe.execute()
         return ids
 
+    async def revoke_one(self, account: str, session_id: str) -> int:
+        """Delete one session of ``account`` (a device logs out); 1 if it was there."""
+        with unavailable_on_error("revoke session"):
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.delete(self.store.keys.session(session_id))
+                pipe.srem(self.sessions_key(account), session_id)
+                deleted, _ = await pipe.execute()
+        return int(deleted)
+
     # -- login attempts ----------------------------------------------------------------
 
     async def attempt(self, account: str, address: str, per_account: Limit,
