@@ -115,6 +115,9 @@ class Settings:
     login_backoff_ms: int = 1000
     login_backoff_max_ms: int = 15 * 60 * 1000
     login_window_s: int = 3600
+    #: How often a process looks for its account connections whose session another
+    #: process ended (``logout_all``, a change of password): they close within this.
+    revoke_check_s: float = 5.0
 
 
 ENV = {
@@ -168,6 +171,7 @@ ENV = {
     "login_backoff_ms": "ALUETTE_LOGIN_BACKOFF_MS",
     "login_backoff_max_ms": "ALUETTE_LOGIN_BACKOFF_MAX_MS",
     "login_window_s": "ALUETTE_LOGIN_WINDOW",
+    "revoke_check_s": "ALUETTE_REVOKE_CHECK",
 }
 
 HELP = {
@@ -225,6 +229,7 @@ HELP = {
     "login_backoff_ms": "first wait after the free login attempts, ms (then doubled)",
     "login_backoff_max_ms": "longest wait between login attempts, ms",
     "login_window_s": "seconds without an attempt after which login attempts are forgotten",
+    "revoke_check_s": "seconds between checks for account sessions ended by another process",
 }
 
 

@@ -73,6 +73,7 @@ class Hub:
         self.cluster.start(self.lobby)
         self.supervisor.spawn("sweep", self._sweep_forever())
         self.supervisor.spawn("loop lag", self.lag.sample_forever())
+        self.supervisor.spawn("revoked sessions", self._revocations_forever())
         self.reviews.start()
         return self
 
@@ -99,6 +100,15 @@ class Hub:
                 await self.lobby.sweep()
             except Exception:
                 log.exception("sweep failed; trying again at the next interval")
+
+    async def _revocations_forever(self) -> None:
+        """Sessions ended on another process close their connections here too (issue 27)."""
+        while True:
+            await asyncio.sleep(self.settings.revoke_check_s)
+            try:
+                await self.sessions.check_revoked()
+            except Exception:
+                log.exception("checking revoked sessions failed; trying again")
 
     async def health(self) -> dict[str, Any]:
         """``/healthz``: storage really answering as *our* store (its identity checked),

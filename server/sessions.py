@@ -197,6 +197,22 @@ class Sessions:
                     closed += 1
         return closed
 
+    async def check_revoked(self) -> int:
+        """Account connections here whose session was ended by another process (a
+        ``logout_all`` or a change of password there) close now (4002); returns how many.
+        The process that ends a session closes its own connections at once."""
+        if self.accounts is None:
+            return 0
+        sids = sorted(sid for sid, conns in self.online.items()
+                      if any(c.account is not None for c in conns))
+        if not sids:
+            return 0
+        try:
+            alive = await self.accounts.store.sessions_alive(sids)
+        except StorageUnavailable:
+            return 0   # next time
+        return self.revoked([sid for sid in sids if sid not in alive])
+
     @staticmethod
     def session_of(conn: Connected) -> str:
         """The id of the session a connection speaks through."""

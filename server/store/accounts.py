@@ -266,6 +266,16 @@ class AccountStore:
                     await pipe.execute()
         return ids
 
+    async def sessions_alive(self, session_ids: list[str]) -> set[str]:
+        """Which of these sessions still exist (the others were revoked or expired)."""
+        async def read() -> set[str]:
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                for sid in session_ids:
+                    pipe.exists(self.store.keys.session(sid))
+                found = await pipe.execute()
+            return {sid for sid, n in zip(session_ids, found, strict=True) if n}
+        return await self.store._proven("read sessions", read)
+
     async def revoke_one(self, account: str, session_id: str) -> int:
         """Delete one session of ``account`` (a device logs out); 1 if it was there."""
         with unavailable_on_error("revoke session"):

@@ -238,3 +238,29 @@ async def test_no_secret_reaches_anyone_else(connect: Callable[..., Any]) -> Non
     own = b"".join(ana.frames + phone.frames)
     for secret in secrets[:3]:
         assert secret not in own
+
+
+async def test_logout_all_reaches_another_process(redis_url: str, key_prefix: str,
+                                                  redis_client: Any) -> None:
+    """Two server processes on one store: a logout_all on one closes the account's
+    connections on the other (within --revoke-check)."""
+    from server.app import running
+
+    from .conftest import server_settings
+
+    settings = server_settings(redis_url, key_prefix, revoke_check_s=0.2)
+    async with running(settings) as one, running(settings) as two:
+        ana = await NetClient.open(f"ws://127.0.0.1:{one.port}", "Ana")
+        phone = await NetClient.open(f"ws://127.0.0.1:{two.port}", "x")
+        guest = await NetClient.open(f"ws://127.0.0.1:{two.port}", "Bob")
+        try:
+            await ana.call("register", name="Ana", password=PASSWORD)
+            await phone.call("login", name="Ana", password=PASSWORD)
+            assert await ana.call("logout_all") == {"revoked": 2}
+            assert await closed_with(phone) == 4002
+            assert await closed_with(ana) == 4002
+            assert not guest.closed.is_set()      # nobody else's connection
+            await guest.request("ping")
+        finally:
+            for c in (ana, phone, guest):
+                await c.close()
