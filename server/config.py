@@ -102,10 +102,11 @@ class Settings:
     chat_per_second: float = CHAT_PER_SECOND
     chat_burst: int = CHAT_BURST
     #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
-    #: 2 passes), threads hashing at once (off the event loop) and hashes let wait.
+    #: 2 passes), threads hashing at once (off the event loop) and hashes let wait. One
+    #: thread by default: on two cores the loop keeps the other (BENCHMARKS.md, Logins).
     argon2_memory_kib: int = 19 * 1024
     argon2_time_cost: int = 2
-    hash_workers: int = 2
+    hash_workers: int = 1
     hash_queue: int = 256
     #: Login attempts: free ones per account and per address, then a wait that doubles
     #: from ``login_backoff_ms`` up to ``login_backoff_max_ms``; forgotten after
