@@ -62,8 +62,10 @@ async function submit(app) {
       { name: conn.name }));
     app.refreshLobby();
   } catch (err) {
-    $("account-error").textContent = err?.reply ? errorSentence(err.reply)
-      : t("error.other", { message: String(err?.message ?? "") });
+    const code = err?.reply?.code;
+    $("account-error").textContent = code === "wrong_phase" ? t("account.leave_tables")
+      : err?.reply ? errorSentence(err.reply)
+        : t("error.other", { message: String(err?.message ?? "") });
   }
   app.render();
 }
