@@ -196,6 +196,16 @@ class AccountStore:
             return None
         return Account(key=key, name=name, player=player, hash=hashed)
 
+    async def accounts_of(self, players: list[str]) -> dict[str, str]:
+        """The account key of each of these players that has one (for other code: ratings
+        count only registered players, profiles are found by player id)."""
+        if not players:
+            return {}
+        raw = await self.store._proven(
+            "read players' accounts", lambda: self.store.redis.hmget(self.players_key, players))
+        return {p: k for p, k in zip(players, (_text(v) for v in raw), strict=True)
+                if k is not None}
+
     async def name_owner(self, key: str, skeleton: str) -> str | None:
         """The account key that owns this name or one confusable with it, if any."""
         async def read() -> list[bytes | str | None]:

@@ -239,3 +239,11 @@ async def test_the_hash_queue_is_bounded() -> None:
         assert sum(isinstance(r, HasherBusy) for r in results) == 3
     finally:
         h.close()
+
+
+async def test_which_players_have_accounts(accounts: Accounts) -> None:
+    """The interface other code reads (issue 27 part B): a player id's account, if any."""
+    await accounts.register("p1", "Ana", PASSWORD)
+    await accounts.register("p3", "Cy", PASSWORD)
+    assert await accounts.store.accounts_of(["p1", "p2", "p3"]) == {"p1": "ana", "p3": "cy"}
+    assert await accounts.store.accounts_of([]) == {}
