@@ -101,6 +101,14 @@ ERROR_SENTENCES: dict[str, str] = {
     "bad_token": "The server no longer knows this session.",
     "invalid_field": "The server refused a value",
     "unknown_type": "The server does not know that command.",
+    # Accounts (1.5)
+    "name_taken": "That name is taken (or looks too much like one that is): pick another.",
+    "name_refused": "That name cannot be registered",
+    "bad_credentials": "Wrong name or password.",
+    "login_throttled": "Too many login attempts: wait a little before the next one (each "
+                       "one past the first few doubles the wait).",
+    "already_registered": "This session is already an account's.",
+    "not_registered": "You are playing as a guest: `register` or `login` first.",
 }
 
 
@@ -116,7 +124,7 @@ def error_text(code: str, message: str = "", card: str | None = None) -> Text:
     if code == "card_not_in_hand" and card:
         out.append(f"You do not hold {card} ({card_name(card)}). ")
         out.append("Type a card from your hand, or its number.")
-    elif code == "invalid_field":
+    elif code in ("invalid_field", "name_refused"):
         out.append(f"{sentence}: ")
         out.append_text(safe(message))
     elif sentence is None:
@@ -975,6 +983,12 @@ Lobby
   review [SEAT]              the expert's review of your (or SEAT's) decisions
   hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
+Account (no e-mail; the password is asked at a prompt that does not show it)
+  register [NAME]            make this session an account: your name for good, a password;
+                             your seats and matches stay yours
+  login NAME                 speak for your account here (leave your tables first)
+  logout [all]               end this device's session (`all`: every device's)
+  passwd                     change your password (your other devices are logged out)
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
   chat                       the table's latest messages

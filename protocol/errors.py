@@ -54,6 +54,13 @@ class ErrorCode(enum.StrEnum):
     SHUTTING_DOWN = "shutting_down"
     CONFLICT = "conflict"
     SERVER_BUSY = "server_busy"
+    # Accounts (added in 1.5, issue 27).
+    NAME_TAKEN = "name_taken"
+    NAME_REFUSED = "name_refused"
+    BAD_CREDENTIALS = "bad_credentials"
+    LOGIN_THROTTLED = "login_throttled"
+    ALREADY_REGISTERED = "already_registered"
+    NOT_REGISTERED = "not_registered"
 
 
 class CloseCode(enum.IntEnum):

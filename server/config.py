@@ -114,6 +114,24 @@ class Settings:
     chat_burst: int = CHAT_BURST
     #: ``text`` (for people) or ``json`` (one event per line, for log collectors).
     log_format: str = "text"
+    #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
+    #: 2 passes), threads hashing at once (off the event loop) and hashes let wait. One
+    #: thread by default: on two cores the loop keeps the other (BENCHMARKS.md, Logins).
+    argon2_memory_kib: int = 19 * 1024
+    argon2_time_cost: int = 2
+    hash_workers: int = 1
+    hash_queue: int = 256
+    #: Login attempts: free ones per account and per address, then a wait that doubles
+    #: from ``login_backoff_ms`` up to ``login_backoff_max_ms``; forgotten after
+    #: ``login_window_s`` without an attempt.
+    login_free_per_account: int = 5
+    login_free_per_address: int = 20
+    login_backoff_ms: int = 1000
+    login_backoff_max_ms: int = 15 * 60 * 1000
+    login_window_s: int = 3600
+    #: How often a process looks for its account connections whose session another
+    #: process ended (``logout_all``, a change of password): they close within this.
+    revoke_check_s: float = 5.0
 
 
 ENV = {
@@ -162,6 +180,16 @@ ENV = {
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
     "chat_burst": "ALUETTE_CHAT_BURST",
     "log_format": "ALUETTE_LOG_FORMAT",
+    "argon2_memory_kib": "ALUETTE_ARGON2_MEMORY_KIB",
+    "argon2_time_cost": "ALUETTE_ARGON2_TIME_COST",
+    "hash_workers": "ALUETTE_HASH_WORKERS",
+    "hash_queue": "ALUETTE_HASH_QUEUE",
+    "login_free_per_account": "ALUETTE_LOGIN_FREE_PER_ACCOUNT",
+    "login_free_per_address": "ALUETTE_LOGIN_FREE_PER_ADDRESS",
+    "login_backoff_ms": "ALUETTE_LOGIN_BACKOFF_MS",
+    "login_backoff_max_ms": "ALUETTE_LOGIN_BACKOFF_MAX_MS",
+    "login_window_s": "ALUETTE_LOGIN_WINDOW",
+    "revoke_check_s": "ALUETTE_REVOKE_CHECK",
 }
 
 HELP = {
@@ -218,6 +246,16 @@ HELP = {
     "chat_burst": "chat messages a player may send at a table in a burst",
     "log_format": "text (for people) or json (one event per line with table and player "
                   "ids, for log collectors)",
+    "argon2_memory_kib": "Argon2id memory per password hash, KiB (OWASP minimum 19456)",
+    "argon2_time_cost": "Argon2id passes per password hash (OWASP minimum 2 at 19 MiB)",
+    "hash_workers": "threads hashing passwords at once, off the event loop",
+    "hash_queue": "password hashes that may wait for a thread before server_busy",
+    "login_free_per_account": "login attempts on one account before the waits start",
+    "login_free_per_address": "login attempts from one address before the waits start",
+    "login_backoff_ms": "first wait after the free login attempts, ms (then doubled)",
+    "login_backoff_max_ms": "longest wait between login attempts, ms",
+    "login_window_s": "seconds without an attempt after which login attempts are forgotten",
+    "revoke_check_s": "seconds between checks for account sessions ended by another process",
 }
 
 
@@ -226,7 +264,7 @@ HELP = {
 #: period of 0 or a key lifetime of 0 (Redis deletes such a key at once) would break the
 #: server quietly instead of refusing to start.
 MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
-                         "bot_think_s", "busy_lag_ms"})
+                         "bot_think_s", "busy_lag_ms", "hash_queue"})
 
 
 def flag_of(name: str) -> str:

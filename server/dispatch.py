@@ -23,6 +23,7 @@ from protocol.session import Close, CommandReceived, HelloReceived, Send, Server
 
 from . import logs
 from .hub import Hub
+from .logins import account_command
 from .wire import Client, GuardedConnection
 
 log = logging.getLogger(__name__)
@@ -157,6 +158,10 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             return
         case protocol.RequestHint():
             client.reply(cmd.id, await hub.reviews.hint(client.player, cmd))
+            return
+        case protocol.Register() | protocol.Login() | protocol.ChangePassword() \
+                | protocol.Logout() | protocol.LogoutAll():     # issue 27: server/logins.py
+            await account_command(hub, client, cmd)
             return
         case protocol.Resume(token=token) if token != client.token:
             raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "

@@ -13,8 +13,10 @@ import logging
 import time
 from typing import TypedDict
 
+from server.accounts import Accounts, Hasher, HashParams, LoginPolicy
 from server.store import Storage, Store
 from server.store.runtime import StoreStatus
+from server.store.accounts import AccountStore, Limit
 
 from .botrunner import BotRunner
 from .cluster import Cluster, ClusterStatus
@@ -55,6 +57,14 @@ class Health(TypedDict):
     uptime_s: float
 
 
+def login_policy(settings: Settings) -> LoginPolicy:
+    """The login attempts' limits from the settings (``server/accounts/service.py``)."""
+    backoff, longest = settings.login_backoff_ms, settings.login_backoff_max_ms
+    return LoginPolicy(per_account=Limit(settings.login_free_per_account, backoff, longest),
+                       per_address=Limit(settings.login_free_per_address, backoff, longest),
+                       window_s=settings.login_window_s)
+
+
 class Hub:
     def __init__(self, store: Store, settings: Settings, storage: Storage | None = None) -> None:
         self.store = store
@@ -70,6 +80,11 @@ class Hub:
                                     late=self.lag.late)
         self.lag.pressures.append(self.replays.pressed)
         self.sessions = Sessions(store, settings, busy=self.lag)
+        self.hasher = Hasher(HashParams(memory_kib=settings.argon2_memory_kib,
+                                        time_cost=settings.argon2_time_cost),
+                             workers=settings.hash_workers, queue=settings.hash_queue)
+        self.accounts = Accounts(AccountStore(store), self.hasher, login_policy(settings))
+        self.sessions = Sessions(store, settings, busy=self.lag, accounts=self.accounts)
         self.cluster = Cluster(store, settings, self.supervisor)
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
                            busy=self.lag)
@@ -96,6 +111,7 @@ class Hub:
         self.cluster.start(self.lobby)
         self.supervisor.spawn("sweep", self._sweep_forever())
         self.supervisor.spawn("loop lag", self.lag.sample_forever())
+        self.supervisor.spawn("revoked sessions", self._revocations_forever())
         self.reviews.start()
         return self
 
@@ -113,6 +129,7 @@ class Hub:
         await self.cluster.stop()
         await self.supervisor.close()
         self.bots.close()
+        self.hasher.close()
 
     async def _sweep_forever(self) -> None:
         while True:
@@ -123,6 +140,16 @@ class Hub:
                 log.exception("sweep failed; trying again at the next interval")
 
     async def health(self) -> Health:
+    async def _revocations_forever(self) -> None:
+        """Sessions ended on another process close their connections here too (issue 27)."""
+        while True:
+            await asyncio.sleep(self.settings.revoke_check_s)
+            try:
+                await self.sessions.check_revoked()
+            except Exception:
+                log.exception("checking revoked sessions failed; trying again")
+
+    async def health(self) -> dict[str, Any]:
         """``/healthz``: storage really answering as *our* store (its identity checked),
         and what this process holds."""
         if self.storage is not None:

@@ -157,6 +157,8 @@ class Client:
         self.address = ws.client_address
         self.player_id: str | None = None
         self.token: str | None = None
+        #: The account this connection's session speaks for (its key), None for a guest.
+        self.account: str | None = None
         self.name = ""
         #: The client said it is a program (``hello {bot: true}``): its seats show it.
         self.bot = False
