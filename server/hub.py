@@ -15,8 +15,8 @@ from typing import TypedDict
 
 from server.accounts import Accounts, Hasher, HashParams, LoginPolicy
 from server.store import Storage, Store
-from server.store.runtime import StoreStatus
 from server.store.accounts import AccountStore, Limit
+from server.store.runtime import StoreStatus
 
 from .botrunner import BotRunner
 from .cluster import Cluster, ClusterStatus
@@ -139,7 +139,6 @@ class Hub:
             except Exception:
                 log.exception("sweep failed; trying again at the next interval")
 
-    async def health(self) -> Health:
     async def _revocations_forever(self) -> None:
         """Sessions ended on another process close their connections here too (issue 27)."""
         while True:
@@ -149,7 +148,7 @@ class Hub:
             except Exception:
                 log.exception("checking revoked sessions failed; trying again")
 
-    async def health(self) -> dict[str, Any]:
+    async def health(self) -> Health:
         """``/healthz``: storage really answering as *our* store (its identity checked),
         and what this process holds."""
         if self.storage is not None:
