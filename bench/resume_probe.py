@@ -10,17 +10,19 @@ rate limits) in their own processes, then:
 1. plays a public match of bots to its end (about 1,600 public events with the default
    ``--deals``: the log a late resume would replay), and starts a second public table of
    bots that keeps playing (the victim: its cards per second are counted by a spectator);
-2. **baseline**: ``--pingers`` clients send a protocol ``ping`` every 50 ms for
-   ``--seconds``, nobody attacks;
-3. **attack**: the same, while ``--attackers`` connections (another process, one address,
-   each a new session that never watched the table) send ``resume {last_seq: 0}`` for the
-   finished table as fast as the command rate limit lets them, each reading everything.
+2. ``--pingers`` clients send a protocol ``ping`` every 50 ms, while ``--attackers``
+   connections (another process, one address, each a new session that never watched the
+   table) are switched on and off every ``--slice`` seconds: when on, each sends
+   ``resume {last_seq: 0}`` for the finished table as fast as the command rate limit lets
+   it, reading everything. The slices with the attack off are the **baseline**, those with
+   it on the **attack** (``--seconds`` of each): interleaved, so that a shared machine's
+   other load lands on both alike (the first 0.3 s after a switch count for neither).
 
 Prints one JSON object: ping round trips (p50, p99, max) without and with the attack, the
 frames and resumes the attackers got (how many were snapshots rather than replays), the
 victim table's cards per second and the server's CPU share in both phases, whether
-``/healthz`` said ``busy`` during the attack, and ``target_met``: the attack's ping p99
-under 20 ms (issue 30's target).
+``/healthz`` said ``busy`` during the attack, the machine's load average, and
+``target_met``: the attack's ping p99 under 20 ms (issue 30's target).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Issue 30's target: other clients' ping p99 during the attack.
 TARGET_P99_MS = 20.0
 PING_EVERY_S = 0.05
+#: After the attack is switched on or off, this long counts for neither phase.
+SETTLE_S = 0.3
 
 
 def free_port() -> int:
@@ -153,24 +157,6 @@ async def wait_match_over(watcher: Conn, within_s: float) -> int:
     raise SystemExit("the filler match did not end in time")
 
 
-async def pingers(url: str, n: int, seconds: float) -> list[float]:
-    conns = [(await Conn.open(url, f"Pinger{i}"))[0] for i in range(n)]
-    rtts: list[float] = []
-    stop = time.monotonic() + seconds
-
-    async def one(c: Conn) -> None:
-        while time.monotonic() < stop:
-            t0 = time.perf_counter()
-            await asyncio.wait_for(c.send("ping"), 30)
-            rtts.append((time.perf_counter() - t0) * 1000)
-            await asyncio.sleep(PING_EVERY_S)
-
-    await asyncio.gather(*(one(c) for c in conns))
-    for c in conns:
-        await c.close()
-    return rtts
-
-
 def health(port: int) -> dict[str, Any]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as r:
         return dict(json.loads(r.read()))
@@ -182,47 +168,102 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def phase(url: str, port: int, victim: Conn, args: argparse.Namespace) -> dict[str, Any]:
-    cards = [0]
+class Phases:
+    """Baseline and attack in alternating slices of the same run, so that whatever else
+    the machine does lands on both alike: ``attacking`` says which slice it is."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+        self.attacking = False
+        self.settling = True      # the first moments after a switch count for neither
+        self.rtts: dict[bool, list[float]] = {False: [], True: []}
+        self.cards: dict[bool, int] = {False: 0, True: 0}
+        self.cpu: dict[bool, float] = {False: 0.0, True: 0.0}
+        self.time: dict[bool, float] = {False: 0.0, True: 0.0}
+        self.busy: dict[bool, bool] = {False: False, True: False}
+
+    def result(self, attacking: bool) -> dict[str, Any]:
+        t = max(0.001, self.time[attacking])
+        return {"ping_ms": summary(self.rtts[attacking]),
+                "victim_cards_per_s": round(self.cards[attacking] / t, 1),
+                "busy_seen": self.busy[attacking],
+                "server_cpu_share": round(self.cpu[attacking] / t, 3),
+                "seconds": round(t, 1)}
+
+
+async def measure(url: str, port: int, victim: Conn, go: Any,
+                  args: argparse.Namespace) -> Phases:
+    """``--pingers`` clients ping every 50 ms while the attack is switched on and off
+    every ``--slice`` seconds (``go``, shared with the attacker process), for
+    ``--seconds`` of each."""
+    ph = Phases(args.server_pid)
 
     def count(msg: dict[str, Any]) -> None:
-        if msg["event"]["type"] == "card_played":
-            cards[0] += 1
+        if msg["event"]["type"] == "card_played" and not ph.settling:
+            ph.cards[ph.attacking] += 1
 
     victim.keep_events = False
     victim.on_event = count
-    busy: list[bool] = []
+    conns = [(await Conn.open(url, f"Pinger{i}"))[0] for i in range(args.pingers)]
+    done = asyncio.Event()
+
+    async def ping(c: Conn) -> None:
+        while not done.is_set():
+            phase, settling = ph.attacking, ph.settling
+            t0 = time.perf_counter()
+            await asyncio.wait_for(c.send("ping"), 30)
+            if not settling and not ph.settling and ph.attacking == phase:
+                ph.rtts[phase].append((time.perf_counter() - t0) * 1000)
+            await asyncio.sleep(PING_EVERY_S)
 
     async def watch_health() -> None:
-        while True:
-            busy.append(bool((await asyncio.to_thread(health, port))["busy"]))
-            await asyncio.sleep(1)
+        while not done.is_set():
+            phase = ph.attacking
+            busy = bool((await asyncio.to_thread(health, port))["busy"])
+            ph.busy[phase] = ph.busy[phase] or busy
+            await asyncio.sleep(0.5)
 
-    watching = asyncio.get_running_loop().create_task(watch_health())
-    t0, cpu0 = time.monotonic(), cpu_seconds(args.server_pid)
-    rtts = await pingers(url, args.pingers, args.seconds)
-    elapsed = time.monotonic() - t0
-    cpu = cpu_seconds(args.server_pid) - cpu0
-    watching.cancel()
+    tasks = [asyncio.get_running_loop().create_task(ping(c)) for c in conns]
+    tasks.append(asyncio.get_running_loop().create_task(watch_health()))
+    for i in range(2 * max(1, round(args.seconds / args.slice))):
+        ph.attacking = i % 2 == 1
+        (go.set if ph.attacking else go.clear)()
+        ph.settling = True
+        await asyncio.sleep(SETTLE_S)
+        ph.settling = False
+        t0, cpu0 = time.monotonic(), cpu_seconds(args.server_pid)
+        await asyncio.sleep(args.slice)
+        ph.settling = True
+        ph.time[ph.attacking] += time.monotonic() - t0
+        ph.cpu[ph.attacking] += cpu_seconds(args.server_pid) - cpu0
+    go.clear()
+    done.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
     victim.on_event = None
-    return {"ping_ms": summary(rtts), "victim_cards_per_s": round(cards[0] / elapsed, 1),
-            "busy_seen": any(busy), "server_cpu_share": round(cpu / elapsed, 3)}
+    for c in conns:
+        await c.close()
+    return ph
 
 
 # ------------------------------------------------------------------ the attacker process
 
 
-async def attack(url: str, table: str, attackers: int, seconds: float) -> dict[str, Any]:
+async def attack(url: str, table: str, attackers: int, go: Any, stop_evt: Any
+                 ) -> dict[str, Any]:
     opened = [await Conn.open(url, f"Resumer{i}") for i in range(attackers)]
+    ready = READY[0]
     stats = {"resumes": 0, "snapshots": 0, "replayed_events": 0, "errors": 0,
              "error_codes": {}}
-    stop = time.monotonic() + seconds
     for c, _ in opened:
         c.keep_events = False
         c.frames = 0
+    ready.set()
 
     async def one(c: Conn, token: str) -> None:
-        while time.monotonic() < stop:
+        while not stop_evt.is_set():
+            if not go.is_set():
+                await asyncio.sleep(0.01)
+                continue
             t0 = time.monotonic()
             try:
                 reply = await asyncio.wait_for(
@@ -248,9 +289,14 @@ async def attack(url: str, table: str, attackers: int, seconds: float) -> dict[s
     return stats
 
 
-def _attack_main(url: str, table: str, attackers: int, seconds: float,
+#: Set in the attacker process: its connections are open.
+READY: list[Any] = []
+
+
+def _attack_main(url: str, table: str, attackers: int, go: Any, stop: Any, ready: Any,
                  out: Any) -> None:
-    out.put(asyncio.run(attack(url, table, attackers, seconds)))
+    READY.append(ready)
+    out.put(asyncio.run(attack(url, table, attackers, go, stop)))
 
 
 # ------------------------------------------------------------------ the run
@@ -263,22 +309,26 @@ async def probe(url: str, port: int, args: argparse.Namespace) -> dict[str, Any]
     await watcher.close()
     _, victim = await bot_table(url, {"deals": 50, "bot_delay_ms": args.victim_delay_ms,
                                       "grace_s": 0, "first_dealer": 3})
-    baseline = await phase(url, port, victim, args)
     ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    proc = ctx.Process(target=_attack_main, args=(url, filler, args.attackers,
-                                                  args.seconds + 2, out))
+    out, go, stop, ready = ctx.Queue(), ctx.Event(), ctx.Event(), ctx.Event()
+    proc = ctx.Process(target=_attack_main, args=(url, filler, args.attackers, go, stop,
+                                                  ready, out))
     proc.start()
-    await asyncio.sleep(2)      # the attackers connect and start
-    attacked = await phase(url, port, victim, args)
+    await asyncio.to_thread(ready.wait, 120)     # the attackers are connected
+    ph = await measure(url, port, victim, go, args)
+    stop.set()
     stats = await asyncio.to_thread(out.get, True, 120)
     proc.join(30)
     await victim.close()
+    baseline, attacked = ph.result(False), ph.result(True)
     return {"filler_public_events": last, "attackers": args.attackers,
-            "seconds": args.seconds, "pingers": args.pingers,
+            "seconds": args.seconds, "slice_s": args.slice, "pingers": args.pingers,
             "baseline": baseline, "attack": attacked, "attacker": stats,
             "attack_p99_over_baseline_p99": round(
                 attacked["ping_ms"]["p99"] / max(0.01, baseline["ping_ms"]["p99"]), 2),
+            "attack_p99_minus_baseline_p99_ms": round(
+                attacked["ping_ms"]["p99"] - baseline["ping_ms"]["p99"], 2),
+            "load_average_1m": round(os.getloadavg()[0], 2),
             "target_p99_ms": TARGET_P99_MS,
             "target_met": attacked["ping_ms"]["p99"] < TARGET_P99_MS}
 
@@ -286,7 +336,10 @@ async def probe(url: str, port: int, args: argparse.Namespace) -> dict[str, Any]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--attackers", type=int, default=10)
-    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--seconds", type=float, default=10.0,
+                    help="seconds of each phase (baseline, attack), in alternating slices")
+    ap.add_argument("--slice", type=float, default=1.0,
+                    help="seconds of one slice before the attack is switched on or off")
     ap.add_argument("--pingers", type=int, default=5)
     ap.add_argument("--deals", type=int, default=20,
                     help="deals of the finished match whose log is resumed")

@@ -106,6 +106,9 @@ class Settings:
     #: amplification); the process's running out makes admission control busy.
     replay_per_address: float = 100.0
     replay_per_process: float = 1000.0
+    #: Resumes one address may send per second (four times that at once); past it they
+    #: wait their turn (0: no pacing).
+    resumes_per_address: float = 5.0
     #: Per-connection command rate (token bucket): sustained per second, and burst.
     rate_per_second: float = float(RATE_PER_SECOND)
     rate_burst: int = RATE_BURST
@@ -175,6 +178,7 @@ ENV = {
     "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
     "replay_per_address": "ALUETTE_REPLAY_PER_ADDRESS",
     "replay_per_process": "ALUETTE_REPLAY_PER_PROCESS",
+    "resumes_per_address": "ALUETTE_RESUMES_PER_ADDRESS",
     "rate_per_second": "ALUETTE_RATE_PER_SECOND",
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
@@ -240,6 +244,8 @@ HELP = {
                           "at once); beyond, a snapshot",
     "replay_per_process": "events resumes may replay per second in this process (twice that "
                           "at once); beyond, a snapshot and admission control says busy",
+    "resumes_per_address": "resumes one address may send per second (four times that at "
+                           "once); past it they wait their turn (0: no pacing)",
     "rate_per_second": "commands per second a connection may send, sustained",
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",
@@ -264,7 +270,7 @@ HELP = {
 #: period of 0 or a key lifetime of 0 (Redis deletes such a key at once) would break the
 #: server quietly instead of refusing to start.
 MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
-                         "bot_think_s", "busy_lag_ms", "hash_queue"})
+                         "bot_think_s", "busy_lag_ms", "hash_queue", "resumes_per_address"})
 
 
 def flag_of(name: str) -> str:

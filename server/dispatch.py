@@ -144,6 +144,8 @@ async def _dispatch(hub: Hub, client: Client, cmd: protocol.Command, kind: str) 
 async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     """The lobby's commands go to the lobby; every other names its table."""
     lobby, tables = hub.lobby, hub.lobby.registry
+    if isinstance(cmd, protocol.Resume):
+        await hub.replays.pace(client.address)      # issue 30: resume amplification
     match cmd:
         case protocol.ListTables(cursor=cursor, limit=limit):
             client.reply(cmd.id, await lobby.page(client.player, cursor, limit))

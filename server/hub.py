@@ -77,6 +77,7 @@ class Hub:
         #: What resumes may replay (issue 30): per address, per process, counted by
         #: admission control.
         self.replays = ReplayBudget(settings.replay_per_address, settings.replay_per_process,
+                                    resumes_per_address=settings.resumes_per_address,
                                     late=self.lag.late)
         self.lag.pressures.append(self.replays.pressed)
         self.sessions = Sessions(store, settings, busy=self.lag)

@@ -118,21 +118,50 @@ class ReplayBudget:
     snapshot) instead, which is always correct and costs a few frames; so does every resume
     while the loop runs late (``late``). A replay larger than an address's burst is never
     sent. The process's bucket running dry makes admission control busy
-    (:meth:`pressed`, :attr:`LoopLag.pressures`) for :data:`PRESSED_S`.
+    (:meth:`pressed`, :attr:`LoopLag.pressures`) for :data:`PRESSED_S`. And an address's
+    resumes themselves are paced (:meth:`pace`), heads included.
     """
 
     def __init__(self, per_address: float, per_process: float, *,
+                 resumes_per_address: float = 0.0,
                  late: Callable[[], bool] = lambda: False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.per_address = per_address
         self.per_process = per_process
+        self.resumes_per_address = resumes_per_address
         self.late = late
         self.clock = clock
         self._process = _Bucket(per_process, 2 * per_process, clock())
         self._addresses: OrderedDict[str, _Bucket] = OrderedDict()
+        self._resumes: OrderedDict[str, _Bucket] = OrderedDict()
+        self.paced_s = 0.0
         self._pressed_until = 0.0
         self.replayed = 0
         self.refused = 0
+
+    async def pace(self, address: str) -> None:
+        """Wait until ``address`` may resume again: ``resumes_per_address`` a second, four
+        times that at once (a client back from a drop resumes all its tables at once).
+        Even a resume answered by a head costs a few frames and a view; past the rate the
+        address's resumes wait their turn (each connection carries out one command at a
+        time, so the wait holds back only the connections that resume so often)."""
+        if self.resumes_per_address <= 0:
+            return
+        now = self.clock()
+        bucket = self._resumes.get(address)
+        if bucket is None:
+            bucket = _Bucket(self.resumes_per_address, 4 * self.resumes_per_address, now)
+            self._resumes[address] = bucket
+            if len(self._resumes) > ADDRESSES_KEPT:
+                self._resumes.popitem(last=False)
+        else:
+            self._resumes.move_to_end(address)
+        bucket.refill(now)
+        bucket.tokens -= 1          # reserved now: waiters are served in turn
+        if bucket.tokens < 0:
+            wait = -bucket.tokens / bucket.per_second
+            self.paced_s += wait
+            await asyncio.sleep(wait)
 
     def take(self, address: str, events: int) -> bool:
         """Pay for replaying ``events`` to a connection of ``address``; False (nothing
@@ -170,4 +199,4 @@ class ReplayBudget:
         """For ``/healthz``: events replayed, resumes answered with a head for want of
         budget, and whether the budget is pressed now."""
         return {"replayed_events": self.replayed, "heads_instead": self.refused,
-                "pressed": self.pressed()}
+                "pressed": self.pressed(), "resumes_paced_s": round(self.paced_s, 1)}

@@ -11,7 +11,8 @@ it). Now:
   (``--replay-per-process``): a resume they cannot pay for gets a head, and a replay larger
   than an address's bucket is never sent, not even to a seated player;
 - the process's budget running out makes admission control busy (``/healthz``, new
-  sessions refused with ``server_busy``).
+  sessions refused with ``server_busy``);
+- an address's resumes, heads included, are paced (``--resumes-per-address``).
 
 A head is always a correct answer to a resume (docs/PROTOCOL.md, "Reconnecting"): the
 client is where the snapshot says, and live events follow in order.
@@ -162,4 +163,25 @@ async def test_a_spent_process_budget_makes_admission_control_busy(
         await stranger.close()
         near = await resume(sam, done.table, done.last)            # nothing to replay
         assert near["snapshot"] is False and near["replayed"] == 0
+        await sam.close()
+
+
+async def test_an_addresss_resumes_are_paced(redis_url, key_prefix, redis_client) -> None:
+    """Even a resume answered by a head costs frames and a view: past
+    ``--resumes-per-address`` (four times that at once) an address's resumes wait their
+    turn instead of being carried out at the command rate of every connection."""
+    per_s = 4.0
+    async with running(server_settings(redis_url, key_prefix,
+                                       resumes_per_address=per_s)) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        done = await finished_match(url)
+        sam = done.watcher
+        extra = 8
+        started = time.monotonic()
+        for _ in range(int(4 * per_s) + extra):
+            got = await resume(sam, done.table, 2**53 - 1)
+            assert got["snapshot"] is True
+        elapsed = time.monotonic() - started
+        assert elapsed >= 0.9 * extra / per_s, elapsed
+        assert (await srv.hub.health())["replays"]["resumes_paced_s"] > 0
         await sam.close()
