@@ -104,6 +104,7 @@ class ReplayStatus(TypedDict):
     replayed_events: int
     heads_instead: int
     pressed: bool
+    resumes_paced_s: float
 
 
 class ReplayBudget:
