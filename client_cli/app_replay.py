@@ -5,10 +5,12 @@ a seat's decisions, and (at a table with ``hints``) what the expert would play n
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 from rich.text import Text
 
 import protocol
+from protocol.records import Record
 from server.game.errors import RecordError
 
 from . import render
@@ -19,7 +21,10 @@ from .connection import ConnectionFailed, ServerError
 from .model import TableModel
 from .replay import (
     REVIEW_POLL_S,
+    HintMap,
     Replay,
+    ReviewMap,
+    ReviewProgress,
     hint_text,
     keys_text,
     review_progress,
@@ -42,7 +47,8 @@ class ReplayCommands(GameCommands):
             table, seat = self._need_table(), self._need_model().seat
         result = await self.conn.call(protocol.GetRecord, table=table, match=match, code=code)
         try:
-            self.replaying = Replay(result.get("record") or {}, seat=seat)
+            # The wire's edge: a plain map, checked by the replay (R18) before any use.
+            self.replaying = Replay(cast(Record, result.get("record") or {}), seat=seat)
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             raise InputError(f"This record cannot be replayed: {exc}") from None
         self.show(self.replaying.render())
@@ -80,11 +86,11 @@ class ReplayCommands(GameCommands):
             now = (r.get("status"), r.get("done"), r.get("total"))
             if now != shown:
                 shown = now
-                self.show(review_progress(r, render.who(model, seat)))
+                self.show(review_progress(cast(ReviewProgress, r), render.who(model, seat)))
             await asyncio.sleep(REVIEW_POLL_S)
-        review = r.get("review") or {}
-        record = (await self.conn.call(protocol.GetRecord, table=model.table,
-                                       match=r.get("match"))).get("record") or {}
+        review = cast(ReviewMap, r.get("review") or {})
+        got = await self.conn.call(protocol.GetRecord, table=model.table, match=r.get("match"))
+        record = cast(Record, got.get("record") or {})
         self.show(review_summary(review, render.who(model, seat)))
         try:
             self.replaying = Replay(record, seat=model.seat, review=review)
@@ -97,7 +103,7 @@ class ReplayCommands(GameCommands):
         """What would the expert play now? (a table with ``hints=on``, issue 28)"""
         model = self._game_model()
         result = await self.conn.call(protocol.RequestHint, table=model.table)
-        self.show(hint_text(result))
+        self.show(hint_text(cast(HintMap, result)))
 
     def _step_replay(self, line: str) -> None:
         assert self.replaying is not None

@@ -6,7 +6,6 @@ Every parser raises :class:`InputError` with a sentence the prompt can show as i
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from protocol import MAX_NAME_LEN, clean_text, is_card
 from server.game.actions import SIGNALS
@@ -99,9 +98,9 @@ def parse_bool(text: str, what: str) -> bool:
         raise InputError(f"{what} takes on or off, not “{clean_text(text)[:20]}”.") from None
 
 
-def parse_create(tokens: list[str]) -> tuple[dict[str, Any], bool, str | None]:
+def parse_create(tokens: list[str]) -> tuple[dict[str, object], bool, str | None]:
     """``create deals=1 chanter=on private name=Friday`` → (options, private, name)."""
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     private = False
     name: str | None = None
     for token in tokens:

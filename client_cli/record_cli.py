@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from protocol.records import Record, RecordSummary
 from server.game import fair
 from server.game.cards import card_name
 from server.game.record import RecordError, verify_record
@@ -44,7 +45,7 @@ VERDICTS = {"team0": "team 0 wins", "team1": "team 1 wins", "draw": "a draw"}
 EXIT_BROKEN_PIPE = 141
 
 
-def verdict(summary: dict[str, Any]) -> str:
+def verdict(summary: RecordSummary) -> str:
     """``team 0 wins``, ``a draw``, or ``match unfinished`` (R14)."""
     return VERDICTS.get(str(summary.get("result")), "match unfinished")
 
@@ -57,7 +58,7 @@ def _team(seat: int | None) -> str:
     return "-" if seat is None else f"team {seat % 2}"
 
 
-def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
+def fairness(record: Record, summary: RecordSummary) -> str:
     """R8a in words: whether the deals are proven to follow from the committed seed, the
     full commitment, and how many players contributed."""
     if summary.get("fair") == "proven":
@@ -68,7 +69,7 @@ def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
             "fair deals, R8a)")
 
 
-def _summary_text(path: str, record: dict[str, Any], summary: dict[str, Any]) -> str:
+def _summary_text(path: str, record: Record, summary: RecordSummary) -> str:
     lines = [f"{path}: OK"]
     for number, deal in enumerate(summary["deals"], start=1):
         spoiled = sum(1 for t in deal["tricks"] if t["winner"] is None)
@@ -109,7 +110,7 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
-def render_match(record: dict[str, Any], summary: dict[str, Any]) -> str:
+def render_match(record: Record, summary: RecordSummary) -> str:
     """A verified record, trick by trick, in words: card names, leaders, winners, results."""
     names = record.get("seats") or []
     out: list[str] = []

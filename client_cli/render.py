@@ -79,7 +79,9 @@ ERROR_SENTENCES: dict[str, str] = {
         "table_full", "not_seated", "not_at_table", "not_creator", "not_ready",
         "too_many_tables", "too_many_reviews", "hints_off", "too_many_spectators",
         "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
-        "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type")}
+        "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type",
+        "too_many_marks", "name_taken", "name_refused", "bad_credentials", "login_throttled",
+        "already_registered", "not_registered")}
 
 
 def safe(value: object, limit: int = 200) -> Text:
@@ -93,7 +95,7 @@ def error_text(code: str, message: str = "", card: str | None = None) -> Text:
     out = Text("✗ ", style="bold red")
     if code == "card_not_in_hand" and card:
         out.append(tr("cli.error.card_not_in_hand.card", card=card, name=card_words(card)))
-    elif code == "invalid_field":
+    elif code in ("invalid_field", "name_refused"):
         out.append(f"{sentence}: ")
         out.append_text(safe(message))
     elif sentence is None:
@@ -936,6 +938,12 @@ Lobby
   review [SEAT]              the expert's review of your (or SEAT's) decisions
   hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
+Account (no e-mail; the password is asked at a prompt that does not show it)
+  register [NAME]            make this session an account: your name for good, a password;
+                             your seats and matches stay yours
+  login NAME                 speak for your account here (leave your tables first)
+  logout [all]               end this device's session (`all`: every device's)
+  passwd                     change your password (your other devices are logged out)
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
   chat                       the table's latest messages

@@ -16,7 +16,7 @@ client (``replay``) and ``aluette-record replay FILE`` drive it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, cast
 
 from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
@@ -25,6 +25,7 @@ from rich.text import Text
 
 import protocol
 from protocol import DealScored, SeatInfo, TableInfo, TrickDone
+from protocol.records import Record, RecordDeal
 from server.game import STRENGTH, card_name, fair, rules, sort_by_strength
 from server.game.errors import RecordError
 from server.game.record import verify_record
@@ -46,7 +47,52 @@ def keys_text() -> str:
 REVIEW_POLL_S = 1.5
 
 
-def review_progress(status: dict[str, Any], seat: Text) -> RenderableType:
+# The parts of the ``review`` and ``hint`` results (docs/PROTOCOL.md) this module reads, as
+# the client's ``call`` gives them: plain maps, every key read with a default.
+
+class ReviewedDecision(TypedDict, total=False):
+    """One decision of a review (``aluette-record review``'s ``decisions``)."""
+
+    deal: int
+    trick: int | None
+    kind: str
+    actual: str
+    preferred: str
+    lost: float
+    matched: bool
+
+
+class ReviewMap(TypedDict, total=False):
+    """The expert's review of a seat (``ReviewResult.review``, or its JSON file)."""
+
+    seat: int
+    share_matched: float
+    points_lost: float
+    decisions: list[ReviewedDecision]
+
+
+class ReviewProgress(TypedDict, total=False):
+    """Where a review stands (``ReviewResult``)."""
+
+    status: str
+    ahead: int
+    done: int
+    total: int
+
+
+class HintChoiceMap(TypedDict, total=False):
+    choice: str
+    value: float | None
+
+
+class HintMap(TypedDict, total=False):
+    """A table's hint (``HintResult``)."""
+
+    preferred: str
+    choices: list[HintChoiceMap]
+
+
+def review_progress(status: ReviewProgress, seat: Text) -> RenderableType:
     """Where a review stands (protocol ``review``): queued, or a bar of decisions done."""
     if status.get("status") == "queued":
         ahead = int(status.get("ahead") or 0)
@@ -59,7 +105,7 @@ def review_progress(status: dict[str, Any], seat: Text) -> RenderableType:
     return grid
 
 
-def review_summary(review: dict[str, Any], seat: Text) -> Text:
+def review_summary(review: ReviewMap, seat: Text) -> Text:
     """A review in one sentence: how often the seat chose as the expert, what it cost."""
     share = round(100 * float(review.get("share_matched") or 0))
     lost = float(review.get("points_lost") or 0)
@@ -75,7 +121,7 @@ def review_summary(review: dict[str, Any], seat: Text) -> Text:
     return t
 
 
-def hint_text(result: dict[str, Any]) -> Text:
+def hint_text(result: HintMap) -> Text:
     """A table's hint (protocol ``hint``): the expert's choice and what each choice is worth
     to the team, judged from this seat's view alone."""
     preferred = str(result.get("preferred") or "")
@@ -83,11 +129,12 @@ def hint_text(result: dict[str, Any]) -> Text:
     t = Text(tr("cli.hint.choose"), style="bold").append(" " + preferred)
     if words != preferred:
         t.append(f" ({words})")
-    valued = [c for c in result.get("choices") or [] if c.get("value") is not None]
+    valued = [(c["choice"], value) for c in result.get("choices") or []
+              if (value := c.get("value")) is not None]
     if valued:
         t.append(". " + tr("cli.hint.values", list=", ".join(
-            f"{protocol.clean_text(str(c['choice']))[:20]} {float(c['value']):+.2f}"
-            for c in valued)))
+            f"{protocol.clean_text(str(choice))[:20]} {float(value):+.2f}"
+            for choice, value in valued)))
     return t.append(".")
 
 
@@ -107,8 +154,8 @@ class Step:
 class Replay:
     """Steps through one match record; ``seat`` (if given) is "you" in the words."""
 
-    def __init__(self, record: dict[str, Any], seat: int | None = None,
-                 review: dict[str, Any] | None = None) -> None:
+    def __init__(self, record: Record, seat: int | None = None,
+                 review: ReviewMap | None = None) -> None:
         self.record = record
         # The rules first (R18); the fair-deal proof (R8a) is reported, not required.
         self.summary = verify_record({k: v for k, v in record.items() if k != "fair"})
@@ -217,7 +264,7 @@ class Replay:
                           trick_counts=d["trick_counts"], winner=d["winner"],
                           points=d["points"], mordienne=d["mordienne"], totals=totals)
 
-    def _chanter(self, number: int, deal: dict[str, Any]) -> list[RenderableType]:
+    def _chanter(self, number: int, deal: RecordDeal) -> list[RenderableType]:
         block = deal.get("chanter")
         if block is None:
             return []
@@ -240,7 +287,7 @@ class Replay:
             lines.append(t)
         return lines
 
-    def _signals(self, step: Step, deal: dict[str, Any]) -> list[RenderableType]:
+    def _signals(self, step: Step, deal: RecordDeal) -> list[RenderableType]:
         """The signals sent during this step (before the first card, or in this trick)."""
         block = deal.get("chanter")
         before = 0
@@ -283,16 +330,18 @@ class Replay:
         return [t]
 
 
-def _marks(review: dict[str, Any] | None) -> dict[tuple[int, int], tuple[float, str, str]]:
+def _marks(review: ReviewMap | None) -> dict[tuple[int, int], tuple[float, str, str]]:
     """The reviewed seat's card decisions: (deal, trick) -> (points lost, preferred, made)."""
     if not review:
         return {}
-    return {(int(d["deal"]), int(d["trick"])): (float(d["lost"]), str(d["preferred"]),
+    # A card's decision names its trick (the others' is null).
+    return {(int(d["deal"]), int(cast(int, d["trick"]))): (float(d["lost"]),
+                                                           str(d["preferred"]),
                                                 str(d["actual"]))
             for d in review.get("decisions") or [] if d.get("kind") == "card"}
 
 
-def _proof(record: dict[str, Any]) -> str:
+def _proof(record: Record) -> str:
     try:
         fair.check_record(record)
     except RecordError as exc:
@@ -304,7 +353,7 @@ def _proof(record: dict[str, Any]) -> str:
     return f"Deals proven fair (R8a); {fair.contributed_words(n)}."
 
 
-def _talon_shares(record: dict[str, Any]) -> dict[int, dict[int, list[str]]]:
+def _talon_shares(record: Record) -> dict[int, dict[int, list[str]]]:
     """With the revealed seed: what each talon taker received (R9), by deal and seat."""
     material = record.get("fair")
     if not isinstance(material, dict) or material.get("scheme") not in fair.SCHEMES:

@@ -21,6 +21,7 @@ from .fields import (
     BotLevel,
     CommandId,
     Contribution,
+    ErrorDetails,
     JoinCode,
     MatchNumber,
     Name,
@@ -264,6 +265,59 @@ class RequestHint(Command, tag="hint", kw_only=True):
     table: TableId
 
 
+#: A password as typed (1.5). Never logged, echoed or stored: only its Argon2id hash is.
+Password = Annotated[str, Meta(min_length=1, max_length=limits.MAX_PASSWORD_LEN)]
+NewPassword = Annotated[str, Meta(min_length=limits.MIN_PASSWORD_LEN,
+                                  max_length=limits.MAX_PASSWORD_LEN)]
+
+
+class _Secret(Command, kw_only=True):
+    """A command that carries a password: its ``repr`` (logs, tracebacks) never shows it."""
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__struct_fields__
+                          if "password" not in f)
+        return f"{type(self).__name__}({shown}, password=<hidden>)"
+
+
+class Register(_Secret, tag="register", kw_only=True):
+    """Make this session's player an account (added in 1.5): ``name`` for good, with a
+    password; the session, its player id and its seats stay. ``ok`` result
+    :class:`~protocol.results.AccountResult`."""
+
+    name: Name
+    password: NewPassword
+
+    def __post_init__(self) -> None:
+        self.name = _clean_name(self.name, "name")
+
+
+class Login(_Secret, tag="login", kw_only=True):
+    """Speak for an account on this connection (added in 1.5): ``ok`` result
+    :class:`~protocol.results.LoginResult`, with a new session token for this device."""
+
+    name: Name
+    password: Password
+
+    def __post_init__(self) -> None:
+        self.name = _clean_name(self.name, "name")
+
+
+class ChangePassword(_Secret, tag="change_password", kw_only=True):
+    """Change the account's password (added in 1.5); the account's other sessions end."""
+
+    old_password: Password
+    new_password: NewPassword
+
+
+class Logout(Command, tag="logout", kw_only=True):
+    """End this session (added in 1.5): its token dies, the connection closes (4002)."""
+
+
+class LogoutAll(Command, tag="logout_all", kw_only=True):
+    """End every session of the account, this one included (added in 1.5)."""
+
+
 ClientCommand = (
     Hello
     | Resume
@@ -287,6 +341,11 @@ ClientCommand = (
     | Chat
     | Mute
     | LetBotPlay
+    | Register
+    | Login
+    | ChangePassword
+    | Logout
+    | LogoutAll
 )
 
 # --------------------------------------------------------------------------- server
@@ -324,7 +383,7 @@ class Error(ServerBase, tag="error", kw_only=True):
     id: CommandId | None = None
     code: str
     message: Annotated[str, Meta(max_length=limits.MAX_MESSAGE_LEN)] = ""
-    details: dict[str, Any] | None = None
+    details: ErrorDetails | None = None
 
 
 class Pong(ServerBase, tag="pong", kw_only=True):

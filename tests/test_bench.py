@@ -28,6 +28,8 @@ BENCHES = {
                   {"review_s", "agreement", "baseline_bot_s"}),
     "review_load.py": (["--reviews", "2", "--plays", "40"],
                        {"baseline", "while_reviewing", "reviews_made_meanwhile"}),
+    "login.py": (["--in-flight", "4", "--rounds", "1", "--memory-kib", "1024",
+                  "--time-cost", "1"], {"login_p99_ms", "loop_lag_during_logins", "baseline"}),
 }
 
 

@@ -130,7 +130,17 @@ class Registry:
             if not table.closed and not self.supervisor.closed:
                 log.error("table %s: its tasks stopped; starting them again", table.id)
                 self._run(table)
-        self.supervisor.spawn(f"table {table.id}", table.run(), on_error=again)
+        self.supervisor.spawn(f"table {table.id}", self._scope(table), on_error=again)
+
+    async def _scope(self, table: Table) -> None:
+        """The table's scope; a table that closed by itself (its owner swept it: the
+        follower heard ``CLOSED``) is forgotten here too. Without this, every process but
+        the owner kept each swept table it had held, for ever (found by bench/soak.py,
+        issue 30)."""
+        await table.run()
+        if table.closed and self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            self.cluster.unwatch(table.id)
 
     def let_go(self, table: Table, *, tell: bool) -> None:
         """Close the table here and forget it (its tasks end with it)."""

@@ -67,6 +67,12 @@ def test_catalogue_is_complete() -> None:
         "chat",
         "mute",
         "let_bot_play",
+        # 1.5: accounts (issue 27)
+        "register",
+        "login",
+        "change_password",
+        "logout",
+        "logout_all",
     }
     assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event"}
     assert set(protocol.EVENT_TYPES) == {
