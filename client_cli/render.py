@@ -273,10 +273,9 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
     shown, hidden = lobby_order(tables, seats, show_all)
     lines: list[RenderableType] = []
     if not shown:
-        lines.append(note("No tables to join yet. Create one with `create` "
-                          "(see `help create`)."))
+        lines.append(note(tr("cli.lobby.none")))
     else:
-        lines.append(Text("Tables:", style="bold"))
+        lines.append(Text(tr("cli.lobby.title"), style="bold"))
     mine = {s.table: s.seat for s in seats}
     for info in shown:
         opts = info.options
@@ -285,33 +284,36 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         tid.stylize("bold")
         head.append_text(tid)
         head.append("  «").append_text(safe(info.name, 32)).append("»  ")
-        head.append_text(safe(info.status, 12))
+        known = info.status in (*LIVE, "finished", "abandoned")
+        head.append_text(Text(tr(f"cli.status.{info.status}")) if known
+                         else safe(info.status, 12))
         target = opts.target_points
-        deals = (f"to {plural(target, 'point')}" if target
-                 else plural(opts.deals, "deal"))
+        deals = (tr("cli.lobby.to", points=tr("cli.points.n", n=target)) if target
+                 else tr("cli.deals.n", n=opts.deals))
         flags = [deals]
         if opts.chanter:
-            flags.append("chanter")
+            flags.append(tr("cli.lobby.chanter"))
         if opts.partner_draw:
-            flags.append("partner draw")
-        flags.append(f"signals {opts.signals}")
+            flags.append(tr("cli.lobby.partner_draw"))
+        flags.append(tr("cli.lobby.signals", mode=opts.signals))
         if info.private:
-            flags.append("private")
+            flags.append(tr("cli.lobby.private"))
         if info.spectators:
-            flags.append(f"{info.spectators} watching")
+            flags.append(tr("cli.lobby.watching", n=info.spectators))
         head.append("  · " + ", ".join(flags))
         if info.table in mine:
-            head.append(f"  (you: seat {mine[info.table]})", style="green")
+            head.append("  " + tr("cli.lobby.you", seat=mine[info.table]), style="green")
         lines.append(head)
-        seat_line = Text("      seats: ")
+        seat_line = Text("      " + tr("cli.lobby.seats") + " ")
         for i, s in enumerate(info.seats):
             if i:
                 seat_line.append(" · ")
             seat_line.append(f"{i} ")           # seat numbers: `join TABLE SEAT` needs them
             if s.kind == "empty":
-                seat_line.append("empty", style="dim")
+                seat_line.append(tr("cli.lobby.empty"), style="dim")
             elif s.kind == "bot":
-                seat_line.append(f"bot {s.level or ''}".strip(), style="magenta")
+                seat_line.append(tr("cli.lobby.bot", level=s.level or "").strip(),
+                                 style="magenta")
             else:
                 seat_line.append_text(safe(s.name or "?", 32))
                 if s.bot:        # a client that says it is a program (1.5)
@@ -321,11 +323,10 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         finished = sum(1 for t in tables if t not in shown and t.status not in LIVE)
         parts = []
         if finished:
-            parts.append(plural(finished, "finished table"))
+            parts.append(tr("cli.lobby.finished_n", n=finished))
         if hidden - finished:
-            parts.append(plural(hidden - finished, "empty table"))
-        it = "it" if hidden == 1 else "them"
-        lines.append(note(f"{' and '.join(parts)} hidden: `tables all` shows {it}.",
+            parts.append(tr("cli.lobby.empty_n", n=hidden - finished))
+        lines.append(note(tr("cli.lobby.hidden", n=hidden, tables=tr("fair.and").join(parts)),
                           style="dim"))
     return Group(*lines)
 

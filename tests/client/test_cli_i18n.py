@@ -173,3 +173,17 @@ def test_the_deal_result_in_french(french: None) -> None:
     assert "La donne va à votre partenaire Cy : le plus de levées, 4 (R12)" in said
     assert "votre équipe" in said and "marque 1 point." in said
     assert "Score de la partie :" in said
+
+
+def test_the_lobby_in_french(french: None) -> None:
+    from protocol.results import SeatRef
+
+    from .test_render_words import info
+
+    table = msgspec.structs.replace(info(status="waiting"), private=True, spectators=2)
+    said = text(render.tables_table([table], [SeatRef(table="t1", seat=1)]))
+    assert "Tables :" in said and "en attente" in said, said
+    assert "5 donnes" in said and "signes private" in said and "privée" in said
+    assert "2 spectateur(s)" in said and "(vous : place 1)" in said and "places :" in said
+    assert "No tables" not in text(render.tables_table([], []))
+    assert "Aucune table à rejoindre" in text(render.tables_table([], []))
