@@ -541,10 +541,17 @@ def turn_hint(model: TableModel, compact: bool = False) -> Text:
     return tr_text(f"cli.waiting.{waiting}", name=who(model, v.to_act))
 
 
+def signal_words(signal: str, n: int | None) -> str:
+    """What a signal says (R15), in the catalogues' words (the browser's too)."""
+    if signal == "aces":
+        return tr("signal.aces", n=n or 0)
+    if signal in SIGNAL_MEANINGS:
+        return tr(f"signal.{signal}")
+    return tr("signal.unknown", id=protocol.clean_text(signal)[:32])
+
+
 def signal_text(model: TableModel, sig: SignalInfo | SignalReceived) -> Text:
-    meaning = SIGNAL_MEANINGS.get(sig.signal, "?")
-    if sig.signal == "aces":
-        meaning = f"I hold {plural(sig.n or 0, 'ace')}"
+    meaning = signal_words(sig.signal, sig.n)
     out = who(model, sig.from_seat)
     out.append(": “").append(meaning).append("”")
     return out
@@ -657,10 +664,9 @@ def event_lines(model: TableModel, event: EventPayload,
                 out.append(note(f"You mute {muting} at this table (`unmute all` to see their "
                                 "chat again)."))
         case SignalReceived(from_seat=sender):
-            t = Text("Signal (R15) from ", style="magenta")
-            t.append_text(signal_text(model, event))
+            t = tr_text("cli.signal.from", style="magenta", signal=signal_text(model, event))
             if model.seat is not None and sender != partner_of(model.seat):
-                t.append(" (you noticed a signal meant for their partner, R16)", style="dim")
+                t.append(" " + tr("cli.signal.noticed"), style="dim")
             out.append(t)
         case _:
             pass

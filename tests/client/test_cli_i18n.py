@@ -187,3 +187,14 @@ def test_the_lobby_in_french(french: None) -> None:
     assert "2 spectateur(s)" in said and "(vous : place 1)" in said and "places :" in said
     assert "No tables" not in text(render.tables_table([], []))
     assert "Aucune table à rejoindre" in text(render.tables_table([], []))
+
+
+def test_signals_in_french(french: None) -> None:
+    from protocol import SignalReceived
+
+    model = model_at(0)
+    said = text(*render.event_lines(model, SignalReceived(from_seat=2, signal="aces", n=2)),
+                *render.event_lines(model, SignalReceived(from_seat=1, signal="monsieur")))
+    assert "Signe (R15) de votre partenaire Cy" in said, said
+    assert "(vous avez remarqué un signe destiné à son partenaire, R16)" in said
+    assert "I hold" not in said
