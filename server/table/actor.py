@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -50,6 +51,10 @@ from .replies import Replies
 from .state import TableState
 
 log = logging.getLogger(__name__)
+
+#: Pauses between tries of a presence change that conflicted with the table's other
+#: commits (a busy table on another process): about 7 s in all.
+PRESENCE_RETRIES_S = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0)
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -342,20 +347,27 @@ class Table:
         that drops while another of the same player resumes must not leave the seat marked
         disconnected (whichever runs second sees the other's result).
         """
-        async with self.lock:
-            s = self.state.seats[seat]
-            if s.kind != "human" or s.player is None:
-                return
-            if self.membership.others_alive():
-                with contextlib.suppress(StorageUnavailable):
-                    await self.refresh_presence()     # a connection on another process
-            connected = self.presence.connected(s.player)
-            if s.connected == connected:
-                return
-            try:
-                await self.execute(lambda w: mutations.connection_change(w, seat, connected))
-            except AluetteError as exc:
-                log.warning("table %s: seat %s presence not recorded: %s", self.id, seat, exc)
+        for pause in PRESENCE_RETRIES_S:
+            async with self.lock:
+                s = self.state.seats[seat]
+                if s.kind != "human" or s.player is None:
+                    return
+                if self.membership.others_alive():
+                    with contextlib.suppress(StorageUnavailable):
+                        await self.refresh_presence()     # a connection on another process
+                connected = self.presence.connected(s.player)
+                if s.connected == connected:
+                    return
+                try:
+                    await self.execute(functools.partial(mutations.connection_change,
+                                                         seat=seat, connected=connected))
+                    return
+                except AluetteError as exc:
+                    failure = exc
+            # Nobody resends a presence change: given up, the seat of a player who left
+            # stayed "connected" and no bot took it (bench/soak.py, issue 30).
+            await asyncio.sleep(pause)
+        log.warning("table %s: seat %s presence not recorded: %s", self.id, seat, failure)
 
     async def viewer_gone(self, viewer: Viewer) -> None:
         """A connection closed: stop sending to it; a seat whose last connection it was is
