@@ -16,10 +16,9 @@ from server.game.errors import RecordError
 from . import render
 from .app_core import explain
 from .app_game import GameCommands
-from .commands import InputError, parse_seat
+from .commands import InputError, parse_replay_args, parse_seat
 from .connection import ConnectionFailed, ServerError
 from .model import TableModel
-from .replay import KEYS as REPLAY_KEYS
 from .replay import (
     REVIEW_POLL_S,
     HintMap,
@@ -27,6 +26,7 @@ from .replay import (
     ReviewMap,
     ReviewProgress,
     hint_text,
+    keys_text,
     review_progress,
     review_summary,
 )
@@ -39,16 +39,16 @@ class ReplayCommands(GameCommands):
     replaying: Replay | None = None
 
     async def _replay(self, args: list[str]) -> None:
-        """Step through a finished match of this table, every hand face up (issue 28)."""
-        table = self._need_table()
-        if len(args) > 1 or (args and not args[0].isdigit()):
-            raise InputError("Type `replay`, or `replay MATCH` for an earlier match here.")
-        result = await self.conn.call(protocol.GetRecord, table=table,
-                                      match=int(args[0]) if args else None)
+        """Step through a finished match, every hand face up (issue 28): this table's, or
+        another's by its id or a browser's replay link (a private one's with its code)."""
+        table, match, code = parse_replay_args(args)
+        seat = None
+        if table is None:
+            table, seat = self._need_table(), self._need_model().seat
+        result = await self.conn.call(protocol.GetRecord, table=table, match=match, code=code)
         try:
             # The wire's edge: a plain map, checked by the replay (R18) before any use.
-            self.replaying = Replay(cast(Record, result.get("record") or {}),
-                                    seat=self._need_model().seat)
+            self.replaying = Replay(cast(Record, result.get("record") or {}), seat=seat)
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             raise InputError(f"This record cannot be replayed: {exc}") from None
         self.show(self.replaying.render())
@@ -110,7 +110,7 @@ class ReplayCommands(GameCommands):
         try:
             going = self.replaying.command(line.strip())
         except ValueError:
-            self.show(Text(REPLAY_KEYS, style="dim"))
+            self.show(Text(keys_text(), style="dim"))
             return
         if going:
             self.show(self.replaying.render())

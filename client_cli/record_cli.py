@@ -20,6 +20,9 @@ from server.game import fair
 from server.game.cards import card_name
 from server.game.record import RecordError, verify_record
 
+from . import i18n
+from .i18n import add_lang_flag
+
 
 def _load(path: str) -> Any:
     try:
@@ -195,7 +198,7 @@ def _replay(args: argparse.Namespace) -> int:
     # Imported here: the replay speaks the terminal client's words (rich, its renderer).
     from rich.console import Console
 
-    from .replay import KEYS, Replay
+    from .replay import Replay, keys_text
 
     path = args.file
     try:
@@ -222,7 +225,7 @@ def _replay(args: argparse.Namespace) -> int:
             if not replay.command(line.strip()):
                 return 0
         except ValueError:
-            console.print(KEYS)
+            console.print(keys_text())
             continue
         console.print(replay.render())
 
@@ -232,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="aluette-record",
         description="Verify, show or review Aluette match records (R17, R18)."
     )
+    i18n.choose(None)
+    add_lang_flag(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     verify = sub.add_parser("verify", help="replay records under the rules; check that "
                             "their deals follow from the revealed seed (R8a)")
@@ -267,6 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "costly plays are marked")
     replay.add_argument("--all", action="store_true", help="print every step, then stop")
     args = parser.parse_args(argv)
+    i18n.choose(args.lang)
     commands = {"verify": _verify, "show": _show, "review": _review, "replay": _replay}
     try:
         status = commands[args.command](args)

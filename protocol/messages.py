@@ -237,21 +237,25 @@ class Signal(Command, tag="signal", kw_only=True):
 class GetRecord(Command, tag="get_record", kw_only=True):
     """Ask for the R17 record of a finished match of the table: ``ok`` result
     ``{"table", "record", "match"}``; ``match`` (added in 1.3) picks one by number, nil
-    asks for the latest finished one."""
+    asks for the latest finished one. ``code`` (added in 1.5): a private table's join code
+    opens its records to someone who never sat there (a shared replay link)."""
 
     table: TableId
     match: MatchNumber | None = None
+    code: JoinCode | None = None
 
 
 class RequestReview(Command, tag="review", kw_only=True):
     """Ask for the expert's review of seat ``seat`` in a finished match of the table (added
     in 1.5): ``match`` picks it by number, nil asks for the latest finished one; only for a
     match whose record you may read. ``ok`` result :class:`~protocol.results.ReviewResult`:
-    queued, running (with progress) or done (with the review); send it again to poll."""
+    queued, running (with progress) or done (with the review); send it again to poll.
+    ``code``: as ``get_record``'s, for a private table's match."""
 
     table: TableId
     seat: Seat
     match: MatchNumber | None = None
+    code: JoinCode | None = None
 
 
 class RequestHint(Command, tag="hint", kw_only=True):

@@ -152,8 +152,8 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             return
         case protocol.CreateTable():
             table = await lobby.create(client, client.address, cmd)
-        case protocol.GetRecord(table=table_id, match=match):
-            client.reply(cmd.id, await lobby.record(client.player, table_id, match))
+        case protocol.GetRecord(table=table_id, match=match, code=code):
+            client.reply(cmd.id, await lobby.record(client.player, table_id, match, code))
             return
         case protocol.RequestReview():          # issue 28: server/reviews.py
             client.reply(cmd.id, await hub.reviews.request(client.player, client.address, cmd))

@@ -119,7 +119,7 @@ class Reviews:
 
     async def request(self, player: str, address: str, cmd: RequestReview) -> ReviewResult:
         """Where the review of ``cmd.seat`` in the match stands; queue it if nobody has."""
-        found = await self.lobby.record(player, cmd.table, cmd.match)   # who may read it
+        found = await self.lobby.record(player, cmd.table, cmd.match, cmd.code)  # who may
         key: ReviewKey = (cmd.table, found.match or cmd.match or 1, cmd.seat)
         self._forget_failures()
         job = self.jobs.get(key)

@@ -104,10 +104,10 @@ class Lobby:
     async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
         return await self.listing.page(player, cursor, limit)
 
-    async def record(self, player: str, table_id: str, match: int | None = None
-                     ) -> RecordResult:
+    async def record(self, player: str, table_id: str, match: int | None = None,
+                     code: str | None = None) -> RecordResult:
         return await read_record(self.store, self.registry.get(table_id), player, table_id,
-                                 match)
+                                 match, code)
 
     def reopening(self, table: Table) -> contextlib.AbstractAsyncContextManager[None]:
         return self.openings.reopening(table)

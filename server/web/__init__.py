@@ -6,7 +6,8 @@ link is all four friends need:
 - ``GET /`` is the lobby and ``GET /t/<table-id>`` a table (a link to share; a private
   table's link carries its join code in the fragment, ``#code=K7Q2``, which browsers never
   send to a server or put in a ``Referer``), and ``GET /r/<table-id>[/<match>]`` a finished
-  match's replay; all are the same single page;
+  match's replay (``GET /r/`` replays a downloaded record file); all are the same single
+  page;
 - ``GET /static/<version>/<file>`` are its CSS, ES modules and icon. ``<version>`` is a
   hash of every static file, so an asset URL names exactly one content: it is cached for a
   year (``immutable``) and a new release changes every URL at once, while the page itself
@@ -70,7 +71,7 @@ def csp_for(host: str | None) -> str:
 
 _TABLE_PATH = re.compile(r"/t/[A-Za-z0-9_-]{1,64}")
 #: A finished match's replay (issue 28): the same page, which js/replay.mjs draws.
-_REPLAY_PATH = re.compile(r"/r/[A-Za-z0-9_-]{1,64}(/[1-9][0-9]{0,5})?")
+_REPLAY_PATH = re.compile(r"/r/?|/r/[A-Za-z0-9_-]{1,64}(/[1-9][0-9]{0,5})?")
 _STATIC_PREFIX = "/static/"
 
 
@@ -120,7 +121,11 @@ class Site:
         names = locales.languages()
         shelf = resources.files("locales")
         for code in names:
-            files[f"locales/{code}.json"] = (shelf / f"{code}.json").read_bytes()
+            # The terminal's own words ("cli." keys) stay out of the page's download.
+            words = json.loads((shelf / f"{code}.json").read_bytes())
+            files[f"locales/{code}.json"] = json.dumps(
+                {k: v for k, v in words.items() if not k.startswith("cli.")},
+                ensure_ascii=False, separators=(",", ":")).encode()
         files["locales/index.json"] = json.dumps(names, ensure_ascii=False).encode()
         return cls(files)
 

@@ -100,6 +100,8 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("get_record", "client", p.GetRecord(id=17, table="t-7f3a")),
         ("get_record_match", "client", p.GetRecord(id=18, table="t-7f3a", match=2)),
         ("review", "client", p.RequestReview(id=24, table="t-7f3a", seat=1, match=2)),
+        ("get_record_code", "client", p.GetRecord(id=19, table="t-7f3a", code="K7Q2")),
+        ("review_code", "client", p.RequestReview(id=25, table="t-7f3a", seat=1, code="K7Q2")),
         ("hint", "client", p.RequestHint(id=26, table="t-7f3a")),
         ("join_contribution", "client",
          p.Join(id=19, table="t-7f3a", seat=1, contribution="9f2c41d07be35a68")),
