@@ -65,6 +65,9 @@ class Lobby:
         self.watching = Watching(store, settings.session_ttl_s)
         self.listing = Listing(store, self.registry, self.watching)
         self.openings = Openings(settings, self.listing, self.registry)
+        # A table that leaves this process, swept here or closed by its owner elsewhere,
+        # leaves these caches too (bench/soak.py found them growing by a table a match).
+        self.registry.forgotten += [self.listing.forget, self.openings.forget]
 
     # ------------------------------------------------------------------ the registry's
 

@@ -48,6 +48,9 @@ class Registry:
         self.clock = clock
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
+        #: Told of every table this process stops holding, however it ends (the lobby's
+        #: caches of it go with it).
+        self.forgotten: list[Callable[[str], None]] = []
 
     # ------------------------------------------------------------------ the directory
 
@@ -139,15 +142,21 @@ class Registry:
         issue 30)."""
         await table.run()
         if table.closed and self.tables.get(table.id) is table:
-            del self.tables[table.id]
-            self.cluster.unwatch(table.id)
+            self._forget(table)
+
+    def _forget(self, table: Table) -> None:
+        del self.tables[table.id]
+        self.cluster.unwatch(table.id)
+        for tell in self.forgotten:
+            tell(table.id)
 
     def let_go(self, table: Table, *, tell: bool) -> None:
         """Close the table here and forget it (its tasks end with it)."""
         table.close(tell=tell)
         if self.tables.get(table.id) is table:
-            del self.tables[table.id]
-        self.cluster.unwatch(table.id)
+            self._forget(table)
+        else:
+            self.cluster.unwatch(table.id)
 
     async def close(self) -> None:
         """Stop every table; commands being stored finish first; the leases this process

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Callable
 
@@ -30,6 +31,10 @@ from .replica import Change, Outcome, Replica
 from .replies import Replies
 
 log = logging.getLogger(__name__)
+
+#: Pauses between tries of a presence change that conflicted with the table's other
+#: commits (a busy table on another process): about 7 s in all.
+PRESENCE_RETRIES_S = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0)
 
 
 class Attending:
@@ -107,21 +112,29 @@ class Attending:
         that drops while another of the same player resumes must not leave the seat marked
         disconnected (whichever runs second sees the other's result).
         """
-        async with self.lock:
-            s = self.replica.state.seats[seat]
-            if s.kind != "human" or s.player is None:
-                return
-            if self.membership.others_alive():
-                with contextlib.suppress(StorageUnavailable):
-                    await self.refresh_presence()     # a connection on another process
-            connected = self.presence.connected(s.player)
-            if s.connected == connected:
-                return
-            try:
-                await self.execute(lambda w: mutations.connection_change(w, seat, connected))
-            except AluetteError as exc:
-                log.warning("table %s: seat %s presence not recorded: %s", self.replica.id,
-                            seat, exc)
+        failure: AluetteError | None = None
+        for pause in PRESENCE_RETRIES_S:
+            async with self.lock:
+                s = self.replica.state.seats[seat]
+                if s.kind != "human" or s.player is None:
+                    return
+                if self.membership.others_alive():
+                    with contextlib.suppress(StorageUnavailable):
+                        await self.refresh_presence()     # a connection on another process
+                connected = self.presence.connected(s.player)
+                if s.connected == connected:
+                    return
+                try:
+                    await self.execute(functools.partial(mutations.connection_change,
+                                                         seat=seat, connected=connected))
+                    return
+                except AluetteError as exc:
+                    failure = exc
+            # Nobody resends a presence change: given up, the seat of a player who left
+            # stayed "connected" and no bot took it (bench/soak.py, issue 30).
+            await asyncio.sleep(pause)
+        log.warning("table %s: seat %s presence not recorded: %s", self.replica.id, seat,
+                    failure)
 
     # ------------------------------------------------------------------ other processes
 

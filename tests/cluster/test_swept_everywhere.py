@@ -5,6 +5,7 @@ its Table object and its channel subscription, for ever)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 from tests.server.netclient import NetClient
 from tests.server.test_metrics import scrape, total
@@ -34,3 +35,37 @@ async def test_a_swept_table_leaves_the_processes_that_did_not_own_it(fleet: Fle
             await asyncio.sleep(0.1)
     await a.close()
     await b.close()
+
+
+async def test_nothing_of_a_swept_table_stays_in_the_other_process(redis_url, key_prefix,
+                                                                   redis_client):
+    """Two servers in this test process on one store: once the owner has swept a table,
+    neither keeps anything of it (the non-owner's lobby listing kept its state, one per
+    table for ever: RSS grew by about 14 MiB per 1,000 soak lifecycles). The event bus's
+    last-heard table is the one reference allowed (bounded: one per process)."""
+    from server.app import running
+    from server.table.state import TableState
+    from tests.server.conftest import server_settings
+
+    settings = server_settings(redis_url, key_prefix, sweep_interval_s=0.5, waiting_ttl_s=1)
+    async with running(settings) as one, running(settings) as two:
+        a = await NetClient.open(f"ws://127.0.0.1:{one.port}", "Ana")
+        b = await NetClient.open(f"ws://127.0.0.1:{two.port}", "Bea")
+        table = (await a.call("create_table", options={"deals": 1}))["table"]
+        await b.call("join", table=table, seat=1)
+        await b.call("list_tables")                      # the lobby's caches know it
+        await a.call("list_tables")
+        await b.wait_event(lambda e: e["type"] == "table_changed"
+                           and e["table"]["status"] == "abandoned", timeout=20)
+        async with asyncio.timeout(10):
+            while one.hub.tables or two.hub.tables:  # noqa: ASYNC110 - no event for this
+                await asyncio.sleep(0.05)
+        await a.close()
+        await b.close()
+        for srv in (one, two):
+            lobby = srv.hub.lobby
+            assert table not in lobby.listing._local
+            assert table not in lobby.openings._address_of
+        gc.collect()
+        alive = [o for o in gc.get_objects() if isinstance(o, TableState) and o.id == table]
+        assert len(alive) <= 2
