@@ -42,6 +42,13 @@ async def test_the_full_commitment_is_copied_and_the_end_screen_opens_the_replay
     copied = await page.evaluate("() => navigator.clipboard.readText()")
     assert HEX64.match(boxed), boxed
     assert copied == boxed
+    # The button speaks the language the player switches to.
+    await page.select_option("#lang-select", "fr")
+    await page.wait_for_selector('[data-key="copy-commitment"]:has-text("Copier l\'engagement")',
+                                 timeout=WAIT_MS)
+    await page.select_option("#lang-select", "en")
+    await page.wait_for_selector('[data-key="copy-commitment"]:has-text("Copy the commitment")',
+                                 timeout=WAIT_MS)
     # No hints at this table: no button on our turn.
     plays: list[tuple[str, str]] = []
     first = True

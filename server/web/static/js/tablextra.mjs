@@ -6,7 +6,7 @@
 
 import { cardName, isCard } from "./cards.mjs";
 import { h, fill } from "./dom.mjs";
-import { t } from "./i18n.mjs";
+import { language, t } from "./i18n.mjs";
 import { replayLink } from "./replay.mjs";
 
 const $ = (id) => document.getElementById(id);
@@ -43,8 +43,10 @@ function renderCommitment(app, model) {
   const node = slot("fair-copy", "fair-note", { class: "fair-copy row" });
   const commitment = commitmentOf(model);
   node.hidden = commitment === null;
-  if (node.dataset.commitment === (commitment ?? "")) return;
-  node.dataset.commitment = commitment ?? "";
+  // Drawn again for another commitment, or in another language.
+  const key = `${language()}:${commitment ?? ""}`;
+  if (node.dataset.shown === key) return;
+  node.dataset.shown = key;
   if (commitment === null) {
     fill(node);
     return;
@@ -87,7 +89,7 @@ function renderHint(app, model) {
     && model.status === "playing" && v && ACTING.has(v.phase) && v.to_act === model.seat;
   const hint = app.hint?.table === model.table && app.hint.turnAt === model.turnAt
     ? app.hint : null;
-  const key = on ? `${model.turnAt}:${hint?.text ?? (hint ? "…" : "")}` : "";
+  const key = on ? `${language()}:${model.turnAt}:${hint?.text ?? (hint ? "…" : "")}` : "";
   if (node.dataset.shown === key) return;
   node.dataset.shown = key;
   node.hidden = !on;
