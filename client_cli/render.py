@@ -927,6 +927,14 @@ def match_result(model: TableModel, event: MatchOver) -> Text:
 
 # --------------------------------------------------------------------------- help
 
+def help_text(name: str) -> str:
+    """A help page in the terminal's language: ``main``, ``create``, ``rules``,
+    ``mordienne``, ``chanter``, ``signals``. The English pages below are the source; the
+    catalogues' ``cli.help.*`` hold each language's (tests/client/test_cli_i18n.py keeps
+    English's equal to these)."""
+    return tr(f"cli.help.{name}")
+
+
 HELP = """\
 Lobby
   tables [all]               list the tables (yours first; `all` adds finished ones)

@@ -198,3 +198,18 @@ def test_signals_in_french(french: None) -> None:
     assert "Signe (R15) de votre partenaire Cy" in said, said
     assert "(vous avez remarqué un signe destiné à son partenaire, R16)" in said
     assert "I hold" not in said
+
+
+def test_the_help_pages_english_is_the_codes_and_french_is_there(french: None) -> None:
+    """The English help pages in render.py are the source: the catalogue's copy must not
+    drift from them; the French ones are shown in French."""
+    import locales
+
+    for name, page in (("main", render.HELP), ("create", render.HELP_CREATE),
+                       ("rules", render.HELP_RULES), ("mordienne", render.HELP_MORDIENNE),
+                       ("chanter", render.HELP_CHANTER),
+                       ("signals", render.HELP_SIGNALS_INTRO)):
+        assert locales.text("en", f"cli.help.{name}") == page, name
+        assert render.help_text(name) != page, name
+    assert render.help_text("main").startswith("Salon\n  tables [all]")
+    assert "replay [PARTIE]" in render.help_text("main")
