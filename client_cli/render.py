@@ -80,8 +80,8 @@ ERROR_SENTENCES: dict[str, str] = {
         "too_many_tables", "too_many_reviews", "hints_off", "too_many_spectators",
         "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
         "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type",
-        "too_many_marks", "name_taken", "name_refused", "bad_credentials",
-        "login_throttled", "already_registered", "not_registered")}
+        "too_many_marks", "name_taken", "name_refused", "bad_credentials", "login_throttled",
+        "already_registered", "not_registered")}
 
 
 def safe(value: object, limit: int = 200) -> Text:
