@@ -37,6 +37,8 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_SPECTATORS = "too_many_spectators"
     TOO_MANY_REVIEWS = "too_many_reviews"
     HINTS_OFF = "hints_off"
+    NOT_REGISTERED = "not_registered"
+    NO_SUCH_PLAYER = "no_such_player"
     # Rule errors (the player's fault; the connection stays open).
     NOT_YOUR_TURN = "not_your_turn"
     CARD_NOT_IN_HAND = "card_not_in_hand"

@@ -20,6 +20,8 @@ from .cluster import Cluster
 from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag
+from .players import Players
+from .players.queue import PlayNow
 from .reviews import Reviews
 from .sessions import Sessions
 from .supervisor import Supervisor
@@ -42,6 +44,10 @@ class Hub:
         self.cluster = Cluster(store, settings, self.supervisor)
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
                            busy=self.lag)
+        self.players = Players(store, settings, self.supervisor.spawn)   # issue 27
+        self.lobby.registry.on_finish = self.players.finished
+        self.queue = PlayNow(store, settings, self.supervisor, self.lobby, self.sessions,
+                             self.players, self.cluster.process)
         self.reviews = Reviews(store, self.lobby, self.bots, self.supervisor,
                                ttl_s=settings.record_ttl_s)
         self.count = ConnectionCount()
@@ -60,6 +66,7 @@ class Hub:
         self.supervisor.spawn("sweep", self._sweep_forever())
         self.supervisor.spawn("loop lag", self.lag.sample_forever())
         self.reviews.start()
+        self.queue.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -72,6 +79,7 @@ class Hub:
             return
         self._closed = True
         self.closing = True
+        await self.queue.stop()
         await self.lobby.close()
         await self.cluster.stop()
         await self.supervisor.close()

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import protocol
 from protocol import ErrorCode, ServiceError
+from protocol.players import TableFilter
 from protocol.results import CreateResult, RecordResult, TablesPage
 from server.game import Match
 from server.store import StorageUnavailable, Store, VersionConflict
@@ -98,8 +99,9 @@ class Lobby:
 
     # ------------------------------------------------------------------ what players ask
 
-    async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
-        return await self.listing.page(player, cursor, limit)
+    async def page(self, player: str, cursor: str | None, limit: int | None,
+                   only: TableFilter | None = None) -> TablesPage:
+        return await self.listing.page(player, cursor, limit, only)
 
     async def record(self, player: str, table_id: str, match: int | None = None
                      ) -> RecordResult:
