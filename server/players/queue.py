@@ -54,6 +54,7 @@ class Seated(msgspec.Struct, array_like=True):
     table: str
     seat: int
     rated: bool
+    process: str = ""
 
 
 class PlayNow:
@@ -178,7 +179,7 @@ class PlayNow:
         s = self.settings
         now = time.time()
         first = formed.requests[0]
-        options = first.options
+        options = msgspec.structs.replace(first.options, rated=first.rated)
         if formed.bot_level is not None:
             options = msgspec.structs.replace(options, bot_level=formed.bot_level)
         tid = "t" + secrets.token_hex(6)
@@ -198,13 +199,16 @@ class PlayNow:
         with contextlib.suppress(StorageUnavailable):
             if await self.lobby.cluster.acquire(tid):
                 table.set_owned(True)
+        # Everyone hears of the seat before the match starts: this process's connections
+        # follow the table from its first event (as after a join); another process's
+        # from a head, whenever its news arrive.
+        for seat, r in enumerate(formed.seats):
+            if r is not None:
+                news = Seated(r.player, tid, seat, first.rated, self.process)
+                await self.deliver(news)
+                await self.queue.announce(msgspec.msgpack.encode(news))
         async with table.lock:
             await table.execute(lambda w: mutations.start(w, first.player))
-        for r in formed.requests:
-            at = table.state.seat_of(r.player)
-            if at is not None:
-                await self.queue.announce(msgspec.msgpack.encode(
-                    Seated(r.player, tid, at, first.rated)))
         log.info("matchmaker: table %s for %d players (%s)", tid, len(formed.requests),
                  "rated" if first.rated else "casual")
         return table
@@ -222,7 +226,9 @@ class PlayNow:
                                                    timeout=1.0)
                     if msg is None or msg.get("type") != "message":
                         continue
-                    await self.deliver(msgspec.msgpack.decode(msg["data"], type=Seated))
+                    news = msgspec.msgpack.decode(msg["data"], type=Seated)
+                    if news.process != self.process:     # ours were delivered already
+                        await self.deliver(news)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
