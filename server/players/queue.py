@@ -70,6 +70,10 @@ class PlayNow:
         self.leading = False
         self.formed = 0
         self._kick = asyncio.Event()
+        #: Players whose requests this process dropped (away past the grace), and a way to
+        #: wait for the queue's news (tests, tools).
+        self.dropped: list[str] = []
+        self.changed = asyncio.Condition()
         self._closed = False
 
     def start(self) -> None:
@@ -148,8 +152,12 @@ class PlayNow:
         make the tables that can be made. Returns the tables made."""
         now = time.time() if now is None else now
         for player, since in (await self.queue.offline_since()).items():
-            if since + self.settings.queue_grace_s <= now:
-                await self.queue.drop_offline(player, since)
+            if (since + self.settings.queue_grace_s <= now
+                    and await self.queue.drop_offline(player, since)):
+                log.info("matchmaker: %s away too long; left the queue", player)
+                self.dropped = [*self.dropped[-99:], player]
+                async with self.changed:
+                    self.changed.notify_all()
         raw = await self.queue.all()
         requests = {}
         for player, blob in raw.items():

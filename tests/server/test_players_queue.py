@@ -62,7 +62,7 @@ async def test_eight_queued_players_make_two_tables_each_seated_once(fast_server
             assert dealt["table"] == n["table"]
             page = await c.call("list_tables")
             assert [(s["table"], s["seat"]) for s in page["seats"]] == [(n["table"], n["seat"])]
-            info = [t for t in page["tables"] if t["table"] == n["table"]][0]
+            info = next(t for t in page["tables"] if t["table"] == n["table"])
             assert info["options"]["rated"] is True and info["status"] == "playing"
         assert await fast_server.hub.queue.queue.waiting() == 0
         # The four of one table play it out: a rated match that changes ratings.
@@ -120,9 +120,10 @@ async def test_a_player_who_drops_while_queued_leaves_the_queue_after_the_grace(
     back = await NetClient.open(f"ws://127.0.0.1:{fast_server.port}", "P0", token=token)
     try:
         # P0 came back within the grace and keeps the place; P1 stays away and is dropped.
-        async with asyncio.timeout(10):
-            while set(await q.all()) != {ids[0]}:
-                await asyncio.sleep(0.05)
+        playnow = fast_server.hub.queue
+        async with asyncio.timeout(10), playnow.changed:
+            await playnow.changed.wait_for(lambda: ids[1] in playnow.dropped)
+        assert set(await q.all()) == {ids[0]} and ids[0] not in playnow.dropped
         assert await q.offline_since() == {}
     finally:
         await back.close()
