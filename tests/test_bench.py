@@ -47,3 +47,22 @@ def test_no_benchmark_shadows_a_package() -> None:
     project's packages would hide it from every import (the engine imports protocol)."""
     packages = {"server", "client_cli", "protocol"}
     assert not packages & {p.stem for p in (ROOT / "bench").glob("*.py")}
+
+
+def test_second_process_cost_is_a_ratio_not_a_time(tmp_path: Path) -> None:
+    """Issue 32: the two-process cost is held as a ratio of server CPU per command (one
+    process, then two, in the same run), never as a time. The issue's target is 1.15; this
+    code measures 1.48-1.58 at 64 tables on an idle machine and up to 1.9 at 16 tables on a
+    loaded one (BENCHMARKS.md, issue 32), so the bound here guards against a regression
+    (a second process that rebuilt tables again measured 1.83-1.94 at 64 tables) rather
+    than claiming the target. Zero errors and zero keeper failures either way."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "16",
+                          "--pace", "full", "--seconds", "10", "--compare-processes", "2"],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    figures = json.loads(run.stdout)
+    for side in ("one", "many"):
+        assert figures[side]["errors"] == 0, figures[side]["error_codes"]
+        assert figures[side]["keeper_failures"] == 0
+        assert figures[side]["commands"] > 500
+    assert figures["cpu_per_command_ratio"] <= 2.2, figures["cpu_per_command_ratio"]

@@ -253,6 +253,12 @@ def check_record(record: dict[str, Any], expected: str | None = None) -> str:
         why = "the partner draw (R7)" if options.partner_draw else "R6"
         raise RecordError(f"the first dealer is seat {first.dealer} by the revealed seed "
                           f"and {why}, not seat {deals[0]['dealer']}", deal=1)
+    drawn = record.get("partner_draw")
+    if options.partner_draw and drawn is not None:
+        said = {"cards": [list(c) for c in first.draw], "seating": list(first.seating)}
+        if drawn != said:
+            raise RecordError("the record's partner_draw is not the draw the revealed seed "
+                              f"makes (R7): {said}")
     noticing = chance.draws if options.signals == "risky" else None
     signal_index = 0
     for number, deal in enumerate(deals, start=1):

@@ -66,6 +66,12 @@ def export_record(
         "complete": match.over,
         "deals": deals,
     }
+    if match.options.partner_draw and match.draw:
+        # R7's draw is public from the start (every viewer saw the partner_draw event):
+        # the record keeps it, so that R8a checks the turned cards and the re-seating, and
+        # a reader can map the contributions (seats before the draw) to the players.
+        record["partner_draw"] = {"cards": [list(c) for c in match.draw],
+                                  "seating": list(match.seating)}
     if include_seed:
         record["seed"] = match.seed
     return record

@@ -321,3 +321,22 @@ def test_r8a_the_record_says_how_many_players_contributed() -> None:
     record["fair"]["contributors"] = 3
     with pytest.raises(RecordError, match=r"fair\.contributors says 3, but 2 seats"):
         verify_record(record)
+
+
+def test_r7_the_record_carries_the_partner_draw_and_r8a_checks_it() -> None:
+    """R17/R7 (the independent verifier's finding F4): with `partner_draw` the record says
+    which cards were turned to which seat and where each seat moved, so the re-seating is
+    checked against the seed and the contributions (seats before the draw) can be read."""
+    record = fair_record("ab" * 32, "cd" * 16, ["01", None, None, None],
+                         partner_draw=True, deals=1)
+    drawn = record["partner_draw"]
+    assert sorted(drawn["seating"]) == [0, 1, 2, 3]
+    assert all(seat in range(4) and isinstance(card, str) for seat, card in drawn["cards"])
+    assert verify_record(record)["fair"] == "proven"
+    forged = copy.deepcopy(record)
+    a, b = forged["partner_draw"]["seating"][:2]
+    forged["partner_draw"]["seating"][:2] = [b, a]
+    with pytest.raises(RecordError, match=r"partner_draw .*R7"):
+        verify_record(forged)
+    plain = fair_record("ab" * 32, "cd" * 16, [None] * 4, partner_draw=False, deals=1)
+    assert "partner_draw" not in plain

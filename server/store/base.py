@@ -1,0 +1,165 @@
+"""``StoreBase``: the Redis client every part of the store shares, and the proof that the
+store is down before anyone hears so (``_proven``, ``answers_within``).
+
+The store's parts (``tables.py``, ``sessions.py``, ``records.py``, ``leases.py``) each
+derive from it and name the Lua scripts they use in ``SCRIPTS``; ``Store`` (``store.py``)
+puts them together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import ClassVar, TypeVar
+
+import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.store.client import unavailable_on_error
+from server.store.errors import StorageUnavailable
+from server.store.keys import Keys
+
+T = TypeVar("T")
+#: What a call that got no answer from the store raises: a timeout (ours or the socket's),
+#: a dropped or refused connection, or a pool with no free connection.
+NO_ANSWER = (TimeoutError, OSError, RedisConnectionError, RedisTimeoutError)
+log = logging.getLogger(__name__)
+
+PROBE_S = 0.5  # how long a store that looked dead has to answer a PING before it is called down
+PROBE_TICK_S = 0.01  # the probe's watcher wakes this often to see whether our loop stalled
+PROBE_LATE_S = 0.02  # a wake-up this late is our loop's stall, given back to the probe
+PROBE_MAX_STALL_S = 5.0  # at most this much stalled time is given back
+PROBE_RETRY_S = 0.05  # pause between the probe's PINGs
+
+
+def _text(raw: bytes | str) -> str:
+    """A Redis reply as text (this client answers bytes; redis-py's types allow str too)."""
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
+def _blob(raw: bytes | str) -> bytes:
+    """A Redis reply as bytes (see :func:`_text`)."""
+    return raw if isinstance(raw, bytes) else raw.encode()
+
+
+def _nonce() -> bytes:
+    """A per-call id that lets a retried script recognise its own earlier success."""
+    return os.urandom(12)
+
+
+
+class StoreBase:
+    """One ``redis.asyncio.Redis`` client, its key layout, and the Lua scripts registered on
+    it: each part of the store lists its own in ``SCRIPTS`` (attribute name -> source)."""
+
+    SCRIPTS: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, redis: aioredis.Redis, prefix: str = "aluette",
+                 sharded: bool = True) -> None:
+        self.redis = redis
+        #: On a Redis Cluster events go out with SPUBLISH (sharded pub/sub, issue 11).
+        self.sharded = sharded   # (SPUBLISH works on a single Redis >= 7 too)
+        self.keys = Keys(prefix)
+        for part in reversed(type(self).__mro__):
+            for name, source in vars(part).get("SCRIPTS", {}).items():
+                setattr(self, name, redis.register_script(source))
+
+    @property
+    def prefix(self) -> str:
+        return self.keys.prefix
+
+    def rebind(self, redis: aioredis.Redis) -> None:
+        """Use ``redis`` from now on (the embedded store was restarted on a new port).
+
+        Every registered Lua script is registered again on the new client, found by type
+        rather than by name so that scripts added later are never left on the old client.
+        The caller closes the old client afterwards; calls in flight on it fail as
+        ``StorageUnavailable``, as they would in any outage.
+        """
+        self.redis = redis
+        for name, value in list(vars(self).items()):
+            if isinstance(value, AsyncScript):
+                setattr(self, name, redis.register_script(value.script))
+
+    async def answers_within(self, seconds: float) -> bool:
+        """True if Redis answers a PING within ``seconds`` of *our* time; never raises.
+
+        Time our own event loop spent blocked does not count against the store: its answer
+        may have been in the socket all along, unread, and a PING whose reply timeout ran
+        out during the stall proves nothing. A watcher measures how late the loop wakes;
+        the probe gets that time back (up to ``PROBE_MAX_STALL_S``) and PINGs again while
+        time is left. A store that is really frozen or gone is still reported after
+        ``seconds`` of a loop that was free to hear it.
+        """
+        loop = asyncio.get_running_loop()
+        stalled = 0.0
+
+        async def watch() -> None:
+            nonlocal stalled
+            while True:
+                before = loop.time()
+                await asyncio.sleep(PROBE_TICK_S)
+                late = loop.time() - before - PROBE_TICK_S
+                if late > PROBE_LATE_S:
+                    stalled += late
+
+        watcher = asyncio.ensure_future(watch())
+        start = loop.time()
+        try:
+            while True:
+                remaining = start + seconds + min(stalled, PROBE_MAX_STALL_S) - loop.time()
+                if remaining <= 0:
+                    return False
+                try:
+                    if await asyncio.wait_for(self.ping(), remaining):
+                        return True
+                except TimeoutError:
+                    pass
+                # A pause before the next PING, which also lets the watcher count a stall
+                # that has just ended.
+                await asyncio.sleep(PROBE_RETRY_S)
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+
+    async def _proven(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """Run an idempotent store call; report ``StorageUnavailable`` only if the store
+        proves it is down.
+
+        A timeout can be our own fault: an event loop that stalled past the reply timeout
+        cancels a call whose reply is already in the socket (and a pool that waited for a
+        free connection through the same stall gives up the same way). So a failed call is
+        sent once more if the store answers a PING (:meth:`answers_within`, which does not
+        count our own stalls against it). Only for calls that are safe to repeat: reads,
+        and writes that recognise a second delivery (the commit's nonce).
+        """
+        try:
+            with unavailable_on_error(what):
+                return await call()
+        except StorageUnavailable as exc:
+            # Only a call that got no answer can have been cut off by us; an answer that
+            # was an error (out of memory, read-only, a script error) is the store's.
+            if not isinstance(exc.__cause__, NO_ANSWER):
+                raise
+            if not await self.answers_within(PROBE_S):
+                log.warning("storage unavailable: %s, and no answer to a PING", exc)
+                raise
+        try:
+            with unavailable_on_error(f"{what} (second try)"):
+                return await call()
+        except StorageUnavailable as exc:
+            log.warning("storage unavailable: %s, although it answered a PING", exc)
+            raise
+
+    async def ping(self) -> bool:
+        """True if Redis answers PING; for health checks, so it never raises."""
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
