@@ -35,8 +35,9 @@ from redis.exceptions import WatchError
 from protocol import TableOptions
 from protocol.fields import MatchResult
 
+from .base import _blob, _text
 from .client import unavailable_on_error
-from .store import Store, _blob, _text
+from .store import Store
 
 #: Attempts of the match transaction when other matches' ratings change meanwhile.
 ATTEMPTS = 20

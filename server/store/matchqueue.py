@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .base import _blob, _text
 from .client import unavailable_on_error
-from .store import Store, _blob, _text
+from .store import Store
 
 # KEYS: requests hash. ARGV: player, request, player, request... Removes them all if each
 # is still that request; 1 if it did, 0 if it changed nothing.
