@@ -13,6 +13,7 @@ bot: bots are never rated players.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import msgspec
@@ -27,6 +28,8 @@ WINDOW_MU = 1.5
 #: How fast the window widens while the request waits, in ``mu`` per second.
 WIDEN_MU_PER_S = 0.1
 MAX_WINDOW_MU = 25.0
+
+_KIND = msgspec.msgpack.Encoder()
 
 
 class Request(msgspec.Struct, kw_only=True):
@@ -47,7 +50,7 @@ class Request(msgspec.Struct, kw_only=True):
 
     def kind(self) -> bytes:
         """What must be equal for two requests to share a table."""
-        return msgspec.msgpack.encode((self.rated, self.options))
+        return _KIND.encode((self.rated, self.options))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +83,21 @@ def form(requests: list[Request], now: float, bots_after_s: float) -> list[Forme
         groups.setdefault(r.kind(), []).append(r)
     out: list[Formed] = []
     for group in groups.values():
+        if len(group) < 4 and not any(not r.rated and now - r.since >= bots_after_s
+                                      for r in group):
+            continue     # too few to make a table, and nobody waited for bots
         group.sort(key=lambda r: (r.since, r.player))
+        by_mu = sorted(group, key=lambda r: r.mu)
+        mus = [r.mu for r in by_mu]
         taken: set[str] = set()
         for p in group:
             if p.player in taken:
                 continue
-            near = sorted((q for q in group if q.player not in taken and q is not p),
+            # Only those within p's own window may sit with p (the spread of a table is
+            # within every one of its requests' windows): a slice of the sorted means.
+            w = p.window(now)
+            lo, hi = bisect.bisect_left(mus, p.mu - w), bisect.bisect_right(mus, p.mu + w)
+            near = sorted((q for q in by_mu[lo:hi] if q.player not in taken and q is not p),
                           key=lambda q: (abs(q.mu - p.mu), q.since))
             chosen = [p]
             for q in near:

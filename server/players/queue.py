@@ -70,6 +70,8 @@ class PlayNow:
         self.leading = False
         self.formed = 0
         self._kick = asyncio.Event()
+        #: The requests read at the last tick, by their stored bytes (decoded once).
+        self._decoded: dict[bytes, Request] = {}
         #: Players whose requests this process dropped (away past the grace), and a way to
         #: wait for the queue's news (tests, tools).
         self.dropped: list[str] = []
@@ -160,12 +162,17 @@ class PlayNow:
                     self.changed.notify_all()
         raw = await self.queue.all()
         requests = {}
+        known, self._decoded = self._decoded, {}
         for player, blob in raw.items():
-            try:
-                requests[player] = msgspec.msgpack.decode(blob, type=Request)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                log.warning("matchmaker: an unreadable request of %s; dropped", player)
-                await self.queue.take([(player, blob)])
+            request = known.get(blob)
+            if request is None:
+                try:
+                    request = msgspec.msgpack.decode(blob, type=Request)
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    log.warning("matchmaker: an unreadable request of %s; dropped", player)
+                    await self.queue.take([(player, blob)])
+                    continue
+            self._decoded[blob] = requests[player] = request
         made = 0
         for formed in form(list(requests.values()), now, self.settings.queue_bots_after_s):
             taken = [(r.player, raw[r.player]) for r in formed.requests]

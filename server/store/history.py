@@ -208,9 +208,12 @@ class HistoryStore:
         r = self.retention
         redis = self.store.redis
         with unavailable_on_error("trim history"):
-            ids = [_text(o) for o in  # type: ignore[arg-type]
-                   await redis.zrangebyscore(self._all, "-inf", now - r.max_age_s)]
-            extra = int(await redis.zcard(self._all)) - len(ids) - r.max_count
+            async with redis.pipeline(transaction=False) as pipe:    # one round trip
+                pipe.zrangebyscore(self._all, "-inf", now - r.max_age_s)
+                pipe.zcard(self._all)
+                old, count = await pipe.execute()
+            ids = [_text(o) for o in old]
+            extra = int(count) - len(ids) - r.max_count
             if extra > 0:
                 ids += [_text(o) for o in  # type: ignore[arg-type]
                         await redis.zrange(self._all, len(ids), len(ids) + extra - 1)]
