@@ -88,6 +88,8 @@ ERROR_SENTENCES: dict[str, str] = {
     "too_many_tables": "The server has no room for another table right now.",
     "too_many_reviews": "You have as many reviews waiting as allowed: ask again once one is done.",
     "hints_off": "This table does not allow hints (a casual table may turn them on).",
+    "not_registered": "Rated games are for registered players: log in, or play a casual game.",
+    "no_such_player": "No registered player has finished a match under that name.",
     "too_many_spectators": "That table has all the spectators it can take.",
     "rate_limited": "Slow down: too many commands at once.",
     "storage_unavailable": "The server could not save that, so nothing changed; try again.",
@@ -974,6 +976,11 @@ Lobby
   review [SEAT]              the expert's review of your (or SEAT's) decisions
   hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
+Players
+  play [rated|casual] [OPT=V] play now: be seated with players of your level (`help play`)
+  cancel                     stop waiting for a game
+  history [NAME]             finished matches (yours, or a registered player's); `history more`
+  profile NAME               a registered player's rating, results, partners, recent matches
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
   chat                       the table's latest messages
@@ -986,6 +993,7 @@ Game
   signal NAME [N]            signal your partner (R15); `signal` lists them
   show                       draw the table again
   help rules | help strength | help mordienne | help signals | help chanter | help create
+  help play
   quit                       leave the program (your seat is kept for a while)
 A table can be named by the start of its id (e.g. `join t3f`)."""
 
@@ -1004,6 +1012,7 @@ create [OPTION=VALUE ...] [private] [name=TEXT]
   level=normal       level of the bots that fill in (random/easy/normal/expert)
   autostart          start as soon as four are seated
   hints=on|off       a casual table: `hint` asks what the expert would play (never rated)
+  rated=on|off       a rated table: four registered players' ratings change (issue 27)
   private            only players with the join code can sit or watch
 Example: create deals=3 chanter=on signals=risky name=Friday"""
 

@@ -629,6 +629,10 @@ class ClientSession:
         if isinstance(msg, Event):
             return self._event(msg)
         if isinstance(msg, Matched):
+            # The matchmaker seated us (1.5): as after a join's ok, the table's head follows.
+            stream = self.tables.setdefault(msg.table, TableStream(msg.table))
+            stream.seat = msg.seat
+            stream.expect_head = True
             return [Seated(msg)]
         if self.state is ClientState.HELLO_SENT and msg.id == self._hello_id:
             return self._hello_reply(msg)
