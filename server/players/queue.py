@@ -186,7 +186,10 @@ class PlayNow:
                 for player, blob in taken:
                     with contextlib.suppress(StorageUnavailable):
                         await self.queue.put(player, blob)
-        self.formed += made
+        if made:
+            self.formed += made
+            async with self.changed:
+                self.changed.notify_all()
         return made
 
     async def _seat(self, formed: Formed) -> Table:
@@ -224,9 +227,23 @@ class PlayNow:
                 await self.queue.announce(msgspec.msgpack.encode(news))
         async with table.lock:
             await table.execute(lambda w: mutations.start(w, first.player))
+        self.supervisor.spawn(f"presence {tid}", self._check_presence(table))
         log.info("matchmaker: table %s for %d players (%s)", tid, len(formed.requests),
                  "rated" if first.rated else "casual")
         return table
+
+    async def _check_presence(self, table: Table) -> None:
+        """The seats were made connected; once every process has had time to hear the news
+        and count its connections (two beats), a player connected nowhere (matched while
+        away) is marked disconnected: their grace period starts, as after a drop."""
+        await asyncio.sleep(2 * self.settings.lease_renew_s)
+        if table.closed or not table.owned:
+            return
+        with contextlib.suppress(StorageUnavailable):
+            await table.refresh_presence()
+        for seat, s in enumerate(table.state.seats):
+            if s.kind == "human" and s.player and not table.presence.connected(s.player):
+                await table.seat_presence(seat)
 
     # ------------------------------------------------------------------ the news
 

@@ -77,6 +77,13 @@ async def test_a_rated_match_updates_ratings_exactly_as_openskill_and_is_in_hist
     # The record the entry links to is the match's (R17).
     record = await clients[0].call("get_record", table=table, match=1)
     assert record["record"]["match"] == 1
+    # Issue 27, item 9: nobody's id or token reaches anyone else (history, profiles).
+    for c in clients:
+        seen = b"".join(c.frames)
+        for other in clients:
+            if other is not c:
+                assert other.welcome["player_id"].encode() not in seen
+                assert other.welcome["session"].encode() not in seen
 
 
 async def test_a_second_rated_match_starts_from_the_first_ones_ratings(server, connect):

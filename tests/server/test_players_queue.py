@@ -127,3 +127,28 @@ async def test_a_player_who_drops_while_queued_leaves_the_queue_after_the_grace(
         assert await q.offline_since() == {}
     finally:
         await back.close()
+
+
+async def test_a_player_matched_while_away_finds_the_seat_in_list_tables(
+        redis_url: str, key_prefix: str, redis_client: Any):
+    settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
+                               queue_bots_after_s=0.3, queue_grace_s=30, lease_renew_s=0.2)
+    async with running(settings) as srv:
+        (c,) = await clients_of(srv, 1, accounts=False)
+        await c.call("queue", rated=False, options=FAST)
+        token = c.welcome["session"]
+        await c.close()                           # away, within the queue's grace
+        playnow = srv.hub.queue
+        async with asyncio.timeout(10), playnow.changed:
+            await playnow.changed.wait_for(lambda: playnow.formed >= 1)
+        back = await NetClient.open(f"ws://127.0.0.1:{srv.port}", "P0", token=token)
+        try:
+            assert matched(back) == []            # nobody was there to tell
+            page = await back.call("list_tables")
+            (seat,) = page["seats"]
+            assert seat["seat"] == 0 and seat["status"] == "playing"
+            resumed = await back.call("resume", token=back.welcome["session"],
+                                      table=seat["table"], last_seq=2**53 - 1)
+            assert resumed["seat"] == 0 and resumed["snapshot"] is True
+        finally:
+            await back.close()
