@@ -187,6 +187,10 @@ class Lobby:
             why = self._done(table, now)
             if why is None:
                 continue
+            if why == "finished" and self.registry.on_finish is not None:
+                # Issue 27: its last match into the history, in case the process whose
+                # commit ended it stopped before keeping it (kept once: a no-op otherwise).
+                self.registry.on_finish(table)
             async with table.lock:
                 try:
                     await self.store.delete_table(table.id)

@@ -123,7 +123,7 @@ class Players:
         """A commit of this process ended a match at ``table``: keep it (off the
         command's path; exactly once, whichever process sees it)."""
         state, match = table.state, table.match
-        if match is None:
+        if match is None or not match.over or not state.lineup:
             return
         self.spawn(f"history {table.id}", self.keep(state, match))
 

@@ -104,6 +104,9 @@ class PlayNow:
     async def _join(self, client: Client, cmd: protocol.Queue) -> QueueResult:
         player = client.player
         account = (await self.players.accounts.of([player])).get(player)
+        if cmd.rated and cmd.options.hints:
+            raise CommandError(ErrorCode.INVALID_FIELD, "a table with hints is never rated",
+                               details={"field": "$.options.hints"})
         if cmd.rated and (account is None or client.bot):
             raise CommandError(ErrorCode.NOT_REGISTERED, "rated games are for registered "
                                "players: log in first (or ask for a casual game)")

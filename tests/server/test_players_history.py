@@ -175,3 +175,25 @@ async def test_guests_have_a_history_by_session_but_no_profile(server, connect):
     with pytest.raises(ServerError) as err:
         await clients[0].call("history", cursor="not a cursor")
     assert err.value.code == "invalid_field"
+
+
+async def test_the_sweep_keeps_a_match_its_ending_process_did_not(server, connect,
+                                                                 redis_client, key_prefix):
+    clients = await registered(server, connect)
+    table = await four_humans(clients, rated=True)
+    await play_out(server, clients, table)
+    # As if the process that ended the match had stopped before keeping it.
+    await redis_client.delete(f"{key_prefix}:{{h}}:m:{table}:1")
+    assert (await clients[0].call("history"))["matches"] == []
+    swept = await server.hub.lobby.sweep(now=server.hub.lobby.clock() + 10**6)
+    assert table in swept
+    async with asyncio.timeout(10):
+        await server.hub.players.wait_kept(2)
+    assert [m["table"] for m in (await clients[0].call("history"))["matches"]] == [table]
+
+
+async def test_a_rated_queue_with_hints_is_refused(server, connect):
+    (ana,) = await registered(server, connect, ("Ana",))
+    with pytest.raises(ServerError) as err:
+        await ana.call("queue", rated=True, options={"hints": True})
+    assert err.value.code == "invalid_field"
