@@ -149,8 +149,9 @@ class PlayNow:
             except Exception:
                 log.exception("matchmaker failed; trying again")
             self._kick.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._kick.wait(), s.queue_tick_s)
+            with contextlib.suppress(TimeoutError):    # (no task made, unlike wait_for)
+                async with asyncio.timeout(s.queue_tick_s):
+                    await self._kick.wait()
 
     async def tick(self, now: float | None = None) -> int:
         """One look at the queue (the lease holder's): drop who has been away too long,
