@@ -72,7 +72,10 @@ def stored_match(state: TableState, match: Match, accounts: dict[str, str | None
         if player is None:
             player = s.player if s.kind == "human" else None
         bot = (s.kind == "bot" and not left) or (s.kind == "human" and s.bot)
-        seats.append(StoredSeat(seat=i, name=s.name or f"Seat {i}", player=player,
+        name = s.name or f"Seat {i}"
+        if left and s.kind == "bot" and name.startswith("bot (") and name.endswith(")"):
+            name = name[5:-1]       # mutations.leave names the bot after who left
+        seats.append(StoredSeat(seat=i, name=name, player=player,
                                 account=accounts.get(player) if player and not bot else None,
                                 bot=bot, left=left))
     rated = (state.options.rated and not state.options.hints

@@ -137,6 +137,7 @@ async def test_a_player_who_leaves_a_rated_match_takes_the_loss_partner_unchange
         await server.hub.players.wait_kept(1)
     m = (await clients[0].call("history"))["matches"][0]
     assert m["rated"] and m["players"][1]["left"] is True
+    assert m["players"][1]["name"] == "Bo" and m["players"][1]["registered"] is True
     want = expected("team0")     # team 1 lost, whatever the bot made of it
     for seat in (0, 1, 2):
         after = m["players"][seat]["after"]
