@@ -157,6 +157,14 @@ class Players:
         async with self._kept:
             await self._kept.wait_for(lambda: self.kept >= count)
 
+    async def registered(self, player: str, account: str) -> None:
+        """A guest's session became an account's (the accounts module calls this at
+        registration): the session's matches are the account's from now on."""
+        try:
+            await self.history.adopt(player, account)
+        except StorageUnavailable:
+            log.warning("history of %s not yet adopted by its account", player)
+
     # ------------------------------------------------------------------ commands
 
     async def _who(self, name: str | None, player: str) -> tuple[str | None, str | None]:

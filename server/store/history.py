@@ -202,6 +202,15 @@ class HistoryStore:
                 p.hset(self._ratings, digest(s.account),  # type: ignore[attr-defined]
                        msgspec.msgpack.encode(s.after))
 
+    async def adopt(self, player: str, account: str) -> int:
+        """A guest registers (issue 27, item 1: "keeping the session's matches"): the
+        matches of their session become their account's too. Returns how many the
+        account's index holds now. The accounts module calls it at registration."""
+        with unavailable_on_error("adopt history"):
+            return int(await self.store.redis.zunionstore(
+                self._by_account(account), [self._by_account(account), self._by_player(player)],
+                aggregate="MAX"))
+
     async def trim(self, now: float | None = None) -> int:
         """Forget the matches past the retention's age or count (their stats stay)."""
         now = time.time() if now is None else now

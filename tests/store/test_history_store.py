@@ -55,3 +55,13 @@ async def test_a_private_match_is_only_for_who_sat_there(redis_client: Any, key_
     kept, _ = await h.page(account="a1", limit=5)
     assert kept[0].visible_to("p1", None) and kept[0].visible_to(None, "a2")
     assert not kept[0].visible_to("someone", "a9")
+
+
+async def test_a_guest_who_registers_keeps_the_sessions_matches(redis_client: Any,
+                                                               key_prefix: str):
+    h = HistoryStore(Store(redis_client, key_prefix))
+    await h.record(m(1, 10.0))                 # seat 0: player p0, a guest (no account)
+    assert (await h.page(account="new-account", limit=5))[0] == []
+    assert await h.adopt("p0", "new-account") == 1
+    kept, _ = await h.page(account="new-account", limit=5)
+    assert [x.table for x in kept] == ["t1"] and kept[0].visible_to("p0", "new-account")
