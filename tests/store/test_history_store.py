@@ -10,7 +10,6 @@ from protocol import TableOptions
 from server.store import Store
 from server.store.history import HistoryStore, Retention, StoredMatch, StoredSeat, digest
 
-
 NOW = time.time()
 
 
