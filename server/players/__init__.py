@@ -167,18 +167,19 @@ class Players:
 
     # ------------------------------------------------------------------ commands
 
-    async def _who(self, name: str | None, player: str) -> tuple[str | None, str | None]:
-        """The account (or, for yourself as a guest, the player id) a command names."""
+    def _who(self, name: str | None, player: str) -> tuple[str | None, str | None]:
+        """The account a command names, or (nil: yourself) your player id: an account's
+        sessions on every device speak for its one player id, the one it had as a guest,
+        so your own history holds your matches from before you registered too."""
         if name is None:
-            mine = (await self.accounts.of([player])).get(player)
-            return mine, None if mine else player
+            return None, player
         return self.canonical(name), None
 
     async def history_page(self, player: str, name: str | None, cursor: str | None,
                            limit: int | None) -> HistoryResult:
         try:
             viewer_account = (await self.accounts.of([player])).get(player)
-            account, own = await self._who(name, player)
+            account, own = self._who(name, player)
             before = _decode_cursor(cursor)
             matches, more = await self.history.page(
                 player=own, account=account, before=before, limit=limit or 20,

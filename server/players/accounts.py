@@ -1,12 +1,18 @@
-"""Which account a player id is logged in to: the ``account`` field of the session's hash
-(``p:{pl:<pid>}:session``), written at login by the accounts module (issue 27 part A); a
-guest's session has none. Read here in one pipelined round trip for a table's players."""
+"""Which account a player id belongs to (issue 27).
+
+The accounts module (``server/accounts``, issue 27 part A) keeps one account per player id
+in ``p:{accounts}:players`` (player id -> account key; an account's sessions on every
+device speak for the account's one player id), and marks each account session's hash
+(``p:{pl:<sid>}:session``) with an ``account`` field. Both are read here, in one pipelined
+round trip for a table's players: the players hash first, the session's field otherwise.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from server.store import Store
+from server.store.base import _text
 from server.store.client import unavailable_on_error
 
 #: The session hash's field naming the account (the accounts module writes it).
@@ -16,6 +22,7 @@ FIELD = "account"
 class SessionAccounts:
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.players_key = f"{store.prefix}:{{accounts}}:players"
 
     async def of(self, players: Iterable[str]) -> dict[str, str | None]:
         ids = list(dict.fromkeys(players))
@@ -24,18 +31,23 @@ class SessionAccounts:
         keys = self.store.keys
         with unavailable_on_error("read accounts"):
             async with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(self.players_key, ids)
                 for p in ids:
                     pipe.hget(keys.session(p), FIELD)
-                raw = await pipe.execute()
-        return {p: None if r is None else (r.decode() if isinstance(r, bytes) else str(r))
-                for p, r in zip(ids, raw, strict=True)}
+                owned, *marked = await pipe.execute()
+        return {p: _text(o) if o is not None else (_text(m) if m is not None else None)
+                for p, o, m in zip(ids, owned, marked, strict=True)}
 
     async def set(self, player: str, account: str | None) -> None:
-        """Link (or unlink, None) a session to an account: the accounts module's login
-        does it; tests and tools call this."""
+        """Link (or unlink, None) a player id to an account, as the accounts module's
+        registration does; tests and tools call this."""
         key = self.store.keys.session(player)
         with unavailable_on_error("link account"):
-            if account is None:
-                await self.store.redis.hdel(key, FIELD)
-            else:
-                await self.store.redis.hset(key, FIELD, account)
+            async with self.store.redis.pipeline(transaction=True) as pipe:
+                if account is None:
+                    pipe.hdel(self.players_key, player)
+                    pipe.hdel(key, FIELD)
+                else:
+                    pipe.hset(self.players_key, player, account)
+                    pipe.hset(key, FIELD, account)
+                await pipe.execute()

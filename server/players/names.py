@@ -1,10 +1,9 @@
 """An account's canonical key from a name (issue 27).
 
-The accounts module (``h/accounts``, issue 27 part A) decides what a name's canonical
-form is; until it is merged this is Unicode NFKC normalisation then case folding of the
-cleaned name, which is what it promises ("unique after Unicode normalisation and case
-folding"). :class:`~server.players.Players` takes the function as a parameter, so the
-accounts' own one replaces it in one place.
+The accounts module (``server/accounts``, issue 27 part A) decides what a name's canonical
+form is: NFKC, then Unicode case folding, then NFKC again (UAX #31's NFKC_Casefold) of the
+cleaned name; this is the same function, until that module is merged here (then
+:class:`~server.players.Players` is given its ``name_key``, in one place).
 """
 
 from __future__ import annotations
@@ -15,4 +14,5 @@ from protocol import clean_text
 
 
 def account_key(name: str) -> str:
-    return unicodedata.normalize("NFKC", clean_text(name)).casefold()
+    text = unicodedata.normalize("NFKC", clean_text(name))
+    return unicodedata.normalize("NFKC", text.casefold())

@@ -1,4 +1,4 @@
-"""Writes transcripts/10_lobby.json, 11_game.json, 12_chat_fair.json, 13_bot_client.json and 16_players.json (the long ones,
+"""Writes transcripts/10_lobby.json, 11_game.json, 12_chat_fair.json, 13_bot_client.json and 17_players.json (the long ones,
 with their many per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`,
 then review the diff like any protocol change. The other transcripts are written by hand."""
 
@@ -430,7 +430,7 @@ q += [send("A", {"type": "history", "id": 2}),
       ok("A", 9, {"tables": "*", "seats": [{"table": "$t", "seat": 0, "status": "playing"}],
                   "next": None, "watching": []})]
 q += silent("A")
-(OUT / "16_players.json").write_text(json.dumps({
+(OUT / "17_players.json").write_text(json.dumps({
     "name": "players (added in 1.5): history and its cursor, a profile nobody has, a rated queue for a guest, unqueue, the lobby's filter, a casual play-now request seated with bots after the wait (matched, then the table as after a join)",
     "settings": {"queue_bots_after_s": 0.3, "queue_tick_s": 0.05},
     "steps": q}, indent=1) + "\n")
