@@ -18,6 +18,7 @@ def quick_queue(redis_url: str, key_prefix: str, redis_client: Any, tmp_path: Pa
                 monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setenv("ALUETTE_QUEUE_BOTS_AFTER", "1")
     monkeypatch.setenv("ALUETTE_QUEUE_TICK", "0.1")
+    monkeypatch.setenv("ALUETTE_BOT_WORKERS", "0")     # bots in threads: no niced processes
     server = ServerProcess(redis_url, key_prefix, tmp_path)
     server.start()
     try:
@@ -45,4 +46,4 @@ def test_play_now_waits_visibly_is_seated_with_bots_and_the_match_is_in_history(
     ana.expect("Finished matches \\(your\\)")
     ana.expect(re.escape(table))
     ana.send("profile Nobody")
-    ana.expect("no_such_player|no registered player")
+    ana.expect("registered player has finished a match")

@@ -15,7 +15,7 @@ from .test_browser import WAIT_MS, Player
 
 async def test_play_now_waits_visibly_cancels_and_seats_one_person_with_three_bots(
         browser: Any, running_with: Any) -> None:
-    async with running_with(queue_bots_after_s=1.5, queue_tick_s=0.1) as srv:
+    async with running_with(queue_bots_after_s=3, queue_tick_s=0.1) as srv:
         base = f"http://127.0.0.1:{srv.port}"
         ana = await Player.open(browser, base, "Ana")
         await ana.goto(base + "/")
@@ -27,11 +27,15 @@ async def test_play_now_waits_visibly_cancels_and_seats_one_person_with_three_bo
         await page.click("#play-now-cancel")
         await page.wait_for_selector("#play-now-wait", state="hidden", timeout=WAIT_MS)
         assert await srv.hub.queue.queue.waiting() == 0
-        # Again, and wait: the time counts up, then the table with three bots.
+        # Again, and wait: the time counts up (a reload keeps the wait), then the table
+        # with three bots.
         await page.click("#play-now")
+        await page.wait_for_selector("#play-now-wait:not([hidden])", timeout=WAIT_MS)
+        await page.reload()
         await page.wait_for_function(
             "() => /0:0[1-9]/.test(document.getElementById('play-now-wait').textContent)",
             timeout=WAIT_MS)
+        assert await page.locator("#play-now-cancel:not([hidden])").count() == 1
         await page.wait_for_url("**/t/*", timeout=WAIT_MS)
         await page.wait_for_selector('.seat[data-seat="3"] .bot-mark', timeout=WAIT_MS)
         for seat in (1, 2, 3):

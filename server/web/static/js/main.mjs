@@ -12,7 +12,7 @@ import { TableModel } from "./model.mjs";
 import { renderTable, setupTable } from "./table.mjs";
 import { REPLAY_PATH, enterReplay, leaveReplay, renderReplay, replayRoute } from "./replay.mjs";
 import { PROFILE_PATH, enterProfile, leaveProfile, onMatched, profileRoute, renderProfile,
-  setupPlayNow } from "./players.mjs";
+  seatsRead, setupPlayNow } from "./players.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -222,6 +222,7 @@ async function refreshLobby(more = false) {
     if (!app.lobby.loaded) performance.mark("aluette:lobby-ready"); // first paint of the list
     app.lobby.loaded = true;
     app.lobby.error = "";
+    seatsRead(app);     // play now: seated while the page was away?
   } catch (err) {
     app.lobby.error = describe(err);
   }

@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 // ------------------------------------------------------------------ play now
 
 /** Where our request stands: not queued, or waiting since `since` (performance.now()). */
-const queue = { waiting: false, rated: false, since: 0, timer: null, count: 0 };
+const queue = { waiting: false, rated: false, since: 0, timer: null, count: 0, known: [] };
 
 function waitedText() {
   const s = Math.floor((performance.now() - queue.since) / 1000);
@@ -18,25 +18,58 @@ function waitedText() {
     kind: queue.rated ? t("playnow.kind.rated") : t("playnow.kind.casual") });
 }
 
+/** The wait survives a reload of the page (the request stays queued on the server for
+ *  the queue's grace while the page reconnects): this tab remembers it. */
+const KEPT = "aluette.queue.v1";
+
+function remember() {
+  try {
+    if (queue.waiting) {
+      sessionStorage.setItem(KEPT, JSON.stringify({ rated: queue.rated,
+        since: Date.now() - (performance.now() - queue.since), known: queue.known }));
+    } else {
+      sessionStorage.removeItem(KEPT);
+    }
+  } catch {
+    // storage refused (private mode): the wait is only lost on a reload
+  }
+}
+
+function startWaiting(rated, since) {
+  queue.waiting = true;
+  queue.rated = rated;
+  queue.since = since;
+  clearInterval(queue.timer);
+  // The wait is visible: the time spent so far, every second.
+  queue.timer = setInterval(() => renderPlayNow(), 1000);
+  remember();
+}
+
 function stopWaiting() {
   queue.waiting = false;
   clearInterval(queue.timer);
   queue.timer = null;
+  remember();
 }
 
 export function setupPlayNow(app) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEPT) ?? "null");
+    if (kept && Number.isFinite(kept.since)) {
+      queue.known = Array.isArray(kept.known) ? kept.known.map(String) : [];
+      startWaiting(kept.rated === true, performance.now() - Math.max(0, Date.now() - kept.since));
+    }
+  } catch {
+    // nothing kept
+  }
   $("play-now-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const rated = $("play-now-rated").checked;
     const result = await app.act("queue", { rated, options: {} }, "lobby");
     if (!result) return;
-    queue.waiting = true;
-    queue.rated = rated;
-    queue.since = performance.now();
+    queue.known = app.lobby.seats.map((seat) => String(seat?.table));
     queue.count = Number.isSafeInteger(result.waiting) ? result.waiting : 1;
-    clearInterval(queue.timer);
-    // The wait is visible: the time spent so far, every second.
-    queue.timer = setInterval(() => renderPlayNow(), 1000);
+    startWaiting(rated, performance.now());
     renderPlayNow();
     $("play-now-cancel").focus();
   });
@@ -55,6 +88,15 @@ export function onMatched(app, matched) {
   app.setStatus(t(matched.rated ? "playnow.seated.rated" : "playnow.seated",
     { seat: matched.seat }));
   app.navigate(app.tableLink(matched.table));
+}
+
+/** The lobby's seats, read after a reconnect: a seat we did not have when we queued is
+ *  where the matchmaker put us while the page was away (no `matched` reached it). */
+export function seatsRead(app) {
+  if (!queue.waiting) return;
+  const seat = app.lobby.seats.find((s) => typeof s?.table === "string"
+    && s.status === "playing" && !queue.known.includes(s.table));
+  if (seat) onMatched(app, { table: seat.table, seat: seat.seat, rated: queue.rated });
 }
 
 export function renderPlayNow() {
