@@ -313,6 +313,8 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         deals = (f"to {plural(target, 'point')}" if target
                  else plural(opts.deals, "deal"))
         flags = [deals]
+        if opts.rated:                                 # issue 27
+            flags.append("RATED")
         if opts.chanter:
             flags.append("chanter")
         if opts.partner_draw:
@@ -402,6 +404,8 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
     head.append_text(_short(model, v.dealer) if compact else who(model, v.dealer))
     if model.info is not None and model.info.options.hints:   # issue 28: marked
         head.append(" · hints on, not rated", style="dim")
+    elif model.info is not None and model.info.options.rated:  # issue 27
+        head.append(" · rated", style="bold magenta")
     if model.spectator:
         head.append(" · watching" if compact else " · you are watching", style="dim")
     return head
