@@ -28,6 +28,7 @@ import protocol
 from protocol import TableInfo
 
 from . import render
+from .app_account import AccountCommands
 from .app_core import explain
 from .app_game import GameCommands
 from .app_lobby import LobbyCommands
@@ -44,7 +45,8 @@ log = logging.getLogger(__name__)
 CHAT_LINE = re.compile(r"\s*(?:(?:say|chat)\s+|')(?P<text>.*\S.*)", re.I | re.S)
 
 
-class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameCommands):
+class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameCommands,
+          AccountCommands):
     """The prompt: start-up, the read loop, Ctrl-C around commands, and which area each
     command belongs to."""
 
@@ -240,6 +242,14 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
             self._review(args)
         elif word == "hint" and not args:
             await self._hint()
+        elif word == "register":
+            await self._register(args)
+        elif word == "login":
+            await self._login(args)
+        elif word == "logout":
+            await self._logout(args)
+        elif word in ("passwd", "password"):
+            await self._passwd(args)
         elif word == "play":
             if len(args) == 1 and "=" not in args[0] \
                     and args[0].lower() not in ("rated", "casual"):

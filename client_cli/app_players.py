@@ -84,8 +84,10 @@ class PlayerCommands(AppCore):
             name, cursor = self._history_next
         elif args:
             name = " ".join(args)
-        result = await self.conn.call(protocol.History, name=name, cursor=cursor, limit=10)
-        self._history_next = (name, result.get("next"))
+        result = protocol.results.decode_result(
+            "history", await self.conn.call(protocol.History, name=name, cursor=cursor, limit=10))
+        assert isinstance(result, protocol.HistoryResult)
+        self._history_next = (name, result.next)
         for line in render_players.history_lines(
                 result, "your" if name is None else f"{protocol.clean_text(name)}'s"):
             self.show(line)
@@ -93,7 +95,9 @@ class PlayerCommands(AppCore):
     async def _profile(self, args: list[str]) -> None:
         if not args:
             raise InputError("Type `profile NAME` (a registered player's name).")
-        result = await self.conn.call(protocol.Profile, name=" ".join(args))
+        result = protocol.results.decode_result(
+            "profile", await self.conn.call(protocol.Profile, name=" ".join(args)))
+        assert isinstance(result, protocol.ProfileResult)
         for line in render_players.profile_lines(result):
             self.show(line)
 

@@ -21,6 +21,7 @@ from .fields import (
     BotLevel,
     CommandId,
     Contribution,
+    ErrorDetails,
     JoinCode,
     MatchNumber,
     Name,
@@ -239,21 +240,25 @@ class Signal(Command, tag="signal", kw_only=True):
 class GetRecord(Command, tag="get_record", kw_only=True):
     """Ask for the R17 record of a finished match of the table: ``ok`` result
     ``{"table", "record", "match"}``; ``match`` (added in 1.3) picks one by number, nil
-    asks for the latest finished one."""
+    asks for the latest finished one. ``code`` (added in 1.5): a private table's join code
+    opens its records to someone who never sat there (a shared replay link)."""
 
     table: TableId
     match: MatchNumber | None = None
+    code: JoinCode | None = None
 
 
 class RequestReview(Command, tag="review", kw_only=True):
     """Ask for the expert's review of seat ``seat`` in a finished match of the table (added
     in 1.5): ``match`` picks it by number, nil asks for the latest finished one; only for a
     match whose record you may read. ``ok`` result :class:`~protocol.results.ReviewResult`:
-    queued, running (with progress) or done (with the review); send it again to poll."""
+    queued, running (with progress) or done (with the review); send it again to poll.
+    ``code``: as ``get_record``'s, for a private table's match."""
 
     table: TableId
     seat: Seat
     match: MatchNumber | None = None
+    code: JoinCode | None = None
 
 
 class RequestHint(Command, tag="hint", kw_only=True):
@@ -282,6 +287,28 @@ class Profile(Command, tag="profile", kw_only=True):
     :class:`~protocol.players.ProfileResult`."""
 
     name: Name
+#: A password as typed (1.5). Never logged, echoed or stored: only its Argon2id hash is.
+Password = Annotated[str, Meta(min_length=1, max_length=limits.MAX_PASSWORD_LEN)]
+NewPassword = Annotated[str, Meta(min_length=limits.MIN_PASSWORD_LEN,
+                                  max_length=limits.MAX_PASSWORD_LEN)]
+
+
+class _Secret(Command, kw_only=True):
+    """A command that carries a password: its ``repr`` (logs, tracebacks) never shows it."""
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__struct_fields__
+                          if "password" not in f)
+        return f"{type(self).__name__}({shown}, password=<hidden>)"
+
+
+class Register(_Secret, tag="register", kw_only=True):
+    """Make this session's player an account (added in 1.5): ``name`` for good, with a
+    password; the session, its player id and its seats stay. ``ok`` result
+    :class:`~protocol.results.AccountResult`."""
+
+    name: Name
+    password: NewPassword
 
     def __post_init__(self) -> None:
         self.name = _clean_name(self.name, "name")
@@ -298,6 +325,30 @@ class Queue(Command, tag="queue", kw_only=True):
 
 class Unqueue(Command, tag="unqueue", kw_only=True):
     """Leave the matchmaking queue (added in 1.5)."""
+class Login(_Secret, tag="login", kw_only=True):
+    """Speak for an account on this connection (added in 1.5): ``ok`` result
+    :class:`~protocol.results.LoginResult`, with a new session token for this device."""
+
+    name: Name
+    password: Password
+
+    def __post_init__(self) -> None:
+        self.name = _clean_name(self.name, "name")
+
+
+class ChangePassword(_Secret, tag="change_password", kw_only=True):
+    """Change the account's password (added in 1.5); the account's other sessions end."""
+
+    old_password: Password
+    new_password: NewPassword
+
+
+class Logout(Command, tag="logout", kw_only=True):
+    """End this session (added in 1.5): its token dies, the connection closes (4002)."""
+
+
+class LogoutAll(Command, tag="logout_all", kw_only=True):
+    """End every session of the account, this one included (added in 1.5)."""
 
 
 ClientCommand = (
@@ -327,6 +378,11 @@ ClientCommand = (
     | Profile
     | Queue
     | Unqueue
+    | Register
+    | Login
+    | ChangePassword
+    | Logout
+    | LogoutAll
 )
 
 # --------------------------------------------------------------------------- server
@@ -364,7 +420,7 @@ class Error(ServerBase, tag="error", kw_only=True):
     id: CommandId | None = None
     code: str
     message: Annotated[str, Meta(max_length=limits.MAX_MESSAGE_LEN)] = ""
-    details: dict[str, Any] | None = None
+    details: ErrorDetails | None = None
 
 
 class Pong(ServerBase, tag="pong", kw_only=True):

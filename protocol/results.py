@@ -188,6 +188,26 @@ class QueueResult(Result):
     rated: bool = False
     waiting: Count = 0
 
+class AccountResult(Result):
+    """``register`` (1.5): the account made of this session. ``account`` is its key (the
+    name, normalised and case-folded), ``name`` its display name."""
+
+    player_id: Annotated[str, Meta(min_length=1, max_length=limits.MAX_TOKEN_LEN)]
+    name: Annotated[str, Meta(min_length=1, max_length=limits.MAX_NAME_LEN)]
+    account: Annotated[str, Meta(min_length=1, max_length=limits.MAX_NAME_LEN * 4)]
+
+
+class LoginResult(AccountResult):
+    """``login`` (1.5): as ``welcome``, a session token for this device (keep it, resume
+    with it), and the account's player id and name; the connection speaks for them now."""
+
+    session: Annotated[str, Meta(min_length=1, max_length=limits.MAX_TOKEN_LEN)]
+
+
+class RevokedResult(Result):
+    """``change_password``, ``logout``, ``logout_all`` (1.5): how many sessions ended."""
+
+    revoked: Count
 
 
 #: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
@@ -216,6 +236,11 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "profile": ProfileResult,
     "queue": QueueResult,
     "unqueue": QueueResult,
+    "register": AccountResult,
+    "login": LoginResult,
+    "change_password": RevokedResult,
+    "logout": RevokedResult,
+    "logout_all": RevokedResult,
 }
 
 
@@ -230,17 +255,20 @@ def decode_result(command_type: str, result: Any) -> Result:
 
 __all__ = [
     "RESULT_TYPES",
+    "AccountResult",
     "CreateResult",
     "HintChoice",
     "HintResult",
     "HistoryResult",
     "LeaveResult",
+    "LoginResult",
     "ProfileResult",
     "QueueResult",
     "RecordResult",
     "Result",
     "ResumeResult",
     "ReviewResult",
+    "RevokedResult",
     "SeatRef",
     "SeatResult",
     "SpectateResult",

@@ -285,7 +285,7 @@ class ServerSession:
 
     # ------------------------------------------------------------------ replies
 
-    def ok(self, cid: int, result: Result | dict[str, Any]) -> Send:
+    def ok(self, cid: int, result: Result) -> Send:
         return Send(encode(Ok(id=cid, result=result)))
 
     def error(self, cid: int | None, exc: AluetteError) -> Send:
@@ -475,7 +475,10 @@ HELLO_LATER: frozenset[str] = frozenset({
 #: Commands not sent again after a drop unless the caller says so: read-only, or redone by
 #: the session itself (every welcome resumes each table). Their callers hear at the drop
 #: that no reply will come (``Replied`` with ``None``) and ask again if they still care.
-NOT_RESENT: frozenset[str] = frozenset({"ping", "resume", "list_tables"})
+NOT_RESENT: frozenset[str] = frozenset({
+    "ping", "resume", "list_tables",
+    # 1.5: they carry passwords (never kept to be resent) or start or end sessions.
+    "register", "login", "change_password", "logout", "logout_all"})
 
 
 class ClientState(enum.Enum):

@@ -22,7 +22,9 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+import msgspec
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
@@ -31,10 +33,11 @@ import protocol
 from protocol import CloseCode
 from server.store import StorageConfig, StoreError, open_storage
 
-from . import web
+from . import logs, web
 from .config import Settings, parse_settings
 from .dispatch import serve_connection
 from .hub import Hub
+from .metrics import CONTENT_TYPE_LATEST
 from .wire import GuardedConnection, WireLimits
 
 log = logging.getLogger("aluette.server")
@@ -69,9 +72,13 @@ def client_address(conn: ServerConnection, request: Request, trusted: frozenset[
 
 def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-def]
     trusted = frozenset(a.strip() for a in settings.trusted_proxies.split(",") if a.strip())
-    web_request = web.handler(settings.allowed_origins)  # the browser client; Origin check
+    # The browser client; the Host and Origin checks.
+    web_request = web.handler(settings.allowed_origins, settings.allowed_hosts, settings.host)
 
     async def process_request(conn: ServerConnection, request: Request) -> Response | None:
+        refused = web.method_refused(request)     # GET and HEAD only (issue 30)
+        if refused is not None:
+            return refused
         if request.path.split("?")[0] == "/healthz":
             body = await hub.health()
             status = http.HTTPStatus.OK if body["storage"] else http.HTTPStatus.SERVICE_UNAVAILABLE
@@ -79,7 +86,13 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
             headers = Headers([("Content-Type", "application/json"),
                                ("Content-Length", str(len(data))),
                                ("Cache-Control", "no-store")])
-            return Response(status.value, status.phrase, headers, data)
+            return web.for_method(request, Response(status.value, status.phrase, headers, data))
+        if request.path.split("?")[0] == "/metrics":
+            data = hub.metrics.render()
+            headers = Headers([("Content-Type", CONTENT_TYPE_LATEST),
+                               ("Content-Length", str(len(data))),
+                               ("Cache-Control", "no-store")])
+            return web.for_method(request, Response(200, "OK", headers, data))
         page = web_request(request)
         if page is not None:
             return page
@@ -89,8 +102,10 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
         hub.count.by_address[address] += 1
         if hub.count.total > settings.max_connections:
             conn.refusal = (CloseCode.TRY_AGAIN_LATER, "server full; try again later")
+            hub.count.refusals["server_full"] += 1
         elif hub.count.by_address[address] > settings.max_connections_per_address:
             conn.refusal = (CloseCode.TRY_AGAIN_LATER, "too many connections from your address")
+            hub.count.refusals["address_connections"] += 1
         return None
 
     return process_request
@@ -165,10 +180,33 @@ async def run(settings: Settings) -> None:
     print("aluette-server stopped", flush=True)
 
 
+def store_tool(command: str, argv: Sequence[str]) -> int:
+    """``aluette-server backup FILE`` / ``restore FILE`` [storage flags] (issue 30;
+    server/store/backup.py, docs/OPERATIONS.md): one JSON line on success."""
+    from server.store import backup
+
+    if not argv or argv[0].startswith("-"):
+        print(f"usage: aluette-server {command} FILE [--redis-url URL | --data-dir DIR] "
+              "[--key-prefix PREFIX]", file=sys.stderr)
+        return 2
+    settings = parse_settings(argv[1:])
+    logs.configure(settings.log_format, logging.WARNING)
+    try:
+        summary = asyncio.run(backup.run("backup" if command == "backup" else "restore",
+                                         Path(argv[0]), storage_config(settings)))
+    except (StoreError, backup.BackupError, OSError) as exc:
+        print(f"aluette-server {command}: {exc}", file=sys.stderr, flush=True)
+        return 2
+    print(json.dumps(msgspec.structs.asdict(summary)), flush=True)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("backup", "restore"):
+        return store_tool(args[0], args[1:])
     settings = parse_settings(argv)
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(settings.log_format)
     try:
         if settings.workers > 1:
             from .workers import run_workers

@@ -28,6 +28,8 @@ import logging
 import multiprocessing
 import os
 import random
+import time
+from collections.abc import Callable
 
 from protocol import TableView
 from server import bots
@@ -120,6 +122,9 @@ class BotRunner:
         self.in_flight = 0
         #: Decisions that thought with a cut budget because the pool was crowded.
         self.crowded = 0
+        #: Told of every decision's seconds, its wait for a worker and any fallback included
+        #: (``/metrics``).
+        self.observe: Callable[[float], None] | None = None
 
     @property
     def capacity(self) -> int:
@@ -142,6 +147,7 @@ class BotRunner:
         """The bot's move; if it failed or ran out of time, :data:`FALLBACK_LEVEL`'s; None if
         that failed too (the caller plays a legal move instead)."""
         loop = asyncio.get_running_loop()
+        start = time.perf_counter()
         self.in_flight += 1
         factor = crowded_factor(budget_factor, self.in_flight, self.capacity)
         if factor < budget_factor:
@@ -172,6 +178,8 @@ class BotRunner:
         finally:
             if work is None:
                 self.in_flight -= 1         # never submitted: nothing will call back
+            if self.observe is not None:
+                self.observe(time.perf_counter() - start)
         self.decisions += 1
         return action
 

@@ -21,7 +21,9 @@ import protocol
 from protocol import AluetteError, CloseCode, CommandError, ErrorCode, ServiceError
 from protocol.session import Close, CommandReceived, HelloReceived, Send, ServerSession
 
+from . import logs
 from .hub import Hub
+from .logins import account_command
 from .wire import Client, GuardedConnection
 
 log = logging.getLogger(__name__)
@@ -44,7 +46,8 @@ async def serve_connection(hub: Hub, ws: ServerConnection) -> None:
     s = hub.settings
     session = ServerSession(now=time.monotonic(), rate_per_second=s.rate_per_second,
                             rate_burst=s.rate_burst)
-    client = Client(ws, session, lambda name, coro: hub.supervisor.spawn(name, coro))
+    client = Client(ws, session, lambda name, coro: hub.supervisor.spawn(name, coro),
+                    replays=hub.replays)
     hub.clients.add(client)
     touched = time.monotonic()
     try:
@@ -89,6 +92,8 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
                                "connect again shortly")
         token, player, name = await hub.sessions.hello(client, out.hello)
     except AluetteError as exc:
+        if exc.code in (ErrorCode.SERVER_BUSY, ErrorCode.RATE_LIMITED):
+            hub.count.refusals[f"{exc.code}_hello"] += 1
         for refusal in session.refuse_hello(out.hello, exc):
             await _carry_out(hub, client, refusal)
         return
@@ -99,7 +104,20 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
 
 
 async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
-    """Carry out one command; its reply (and any events) go out in the documented order."""
+    """Carry out one command; its reply (and any events) go out in the documented order.
+    Its type, outcome and time to the reply are counted for ``/metrics``."""
+    start = time.perf_counter()
+    outcome = "ok"
+    kind = str(type(cmd).__struct_config__.tag)
+    context = logs.bind(player=client.player_id, table=getattr(cmd, "table", None))
+    try:
+        outcome = await _dispatch(hub, client, cmd, kind)
+    finally:
+        logs.unbind(context)
+        hub.metrics.observe_command(kind, outcome, time.perf_counter() - start)
+
+
+async def _dispatch(hub: Hub, client: Client, cmd: protocol.Command, kind: str) -> str:
     try:
         if hub.closing:
             raise ServiceError(ErrorCode.SHUTTING_DOWN, "the server is restarting; nothing was "
@@ -108,19 +126,26 @@ async def dispatch(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             client.retiring = False
             if not await hub.sessions.confirm(client):
                 client.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
-                return
+                return "session_replaced"
         await _route(hub, client, cmd)
     except AluetteError as exc:
         client.refuse(cmd.id, exc)
+        if exc.code is ErrorCode.SERVER_BUSY:
+            hub.count.refusals[f"{exc.code}_{kind}"] += 1
+        return str(exc.code)
     except Exception:
         log.exception("internal error on %s", type(cmd).__name__)
         client.refuse(cmd.id, ServiceError(ErrorCode.INTERNAL_ERROR,
                                            "internal error; nothing was changed"))
+        return str(ErrorCode.INTERNAL_ERROR)
+    return "ok"
 
 
 async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     """The lobby's commands go to the lobby; every other names its table."""
     lobby, tables = hub.lobby, hub.lobby.registry
+    if isinstance(cmd, protocol.Resume):
+        await hub.replays.pace(client.address)      # issue 30: resume amplification
     match cmd:
         case protocol.ListTables(cursor=cursor, limit=limit, filter=only):
             client.reply(cmd.id, await lobby.page(client.player, cursor, limit, only))
@@ -137,14 +162,18 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             return
         case protocol.CreateTable():
             table = await lobby.create(client, client.address, cmd)
-        case protocol.GetRecord(table=table_id, match=match):
-            client.reply(cmd.id, await lobby.record(client.player, table_id, match))
+        case protocol.GetRecord(table=table_id, match=match, code=code):
+            client.reply(cmd.id, await lobby.record(client.player, table_id, match, code))
             return
         case protocol.RequestReview():          # issue 28: server/reviews.py
             client.reply(cmd.id, await hub.reviews.request(client.player, client.address, cmd))
             return
         case protocol.RequestHint():
             client.reply(cmd.id, await hub.reviews.hint(client.player, cmd))
+            return
+        case protocol.Register() | protocol.Login() | protocol.ChangePassword() \
+                | protocol.Logout() | protocol.LogoutAll():     # issue 27: server/logins.py
+            await account_command(hub, client, cmd)
             return
         case protocol.Resume(token=token) if token != client.token:
             raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
@@ -167,10 +196,13 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
             raise CommandError(ErrorCode.UNKNOWN_TYPE,
                                f"{type(cmd).__name__} is not a command this server takes")
     watching = client in table.viewers
+    known = table.id in client.tables
     if watching:
         client.tables.add(table.id)
     else:
         client.tables.discard(table.id)
+    if known and watching and isinstance(cmd, protocol.Resume):
+        return      # noted when this connection began watching: no store write per resume
     await lobby.watching.after(client.player, cmd, table, watching)
 
 

@@ -35,6 +35,8 @@ from protocol import AluetteError, CloseCode, EventPayload
 from protocol.results import Result
 from protocol.session import RateLimiter, Send, SequenceGap, ServerSession
 
+from .looplag import ReplayBudget
+
 log = logging.getLogger(__name__)
 
 
@@ -47,11 +49,17 @@ class WireLimits:
 
 
 class ConnectionCount:
-    """Every open TCP connection, from the accept (before any handshake or hello)."""
+    """Every open TCP connection, from the accept (before any handshake or hello), and
+    what the wire counts for ``/metrics`` (plain ints, read when scraped)."""
 
     def __init__(self) -> None:
         self.total = 0
         self.by_address: Counter[str] = Counter()
+        #: Connections, sessions and tables refused by a limit or by admission control.
+        self.refusals: Counter[str] = Counter()
+        self.resumes_replayed = 0
+        self.resumes_snapshot = 0
+        self.replayed_events = 0
 
 
 class GuardedConnection(ServerConnection):
@@ -141,16 +149,21 @@ class Client:
     """One connection as tables and sessions see it (a :class:`~server.viewer.Viewer`)."""
 
     def __init__(self, ws: GuardedConnection, session: ServerSession,
-                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any]) -> None:
+                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any],
+                 replays: ReplayBudget | None = None) -> None:
         self.ws = ws
+        self.replays = replays
         self.session = session
         self.address = ws.client_address
         self.player_id: str | None = None
         self.token: str | None = None
+        #: The account this connection's session speaks for (its key), None for a guest.
+        self.account: str | None = None
         self.name = ""
         #: The client said it is a program (``hello {bot: true}``): its seats show it.
         self.bot = False
         self.retiring = False
+        self.generation = 0
         self.tables: set[str] = set()
         self.dropped = False
         self._spawn = spawn
@@ -217,6 +230,9 @@ class Client:
     def rebase(self, table: str, seq: int, payloads: Sequence[EventPayload]) -> None:
         self.send_all(self.session.rebase(table, seq, payloads))
 
+    def may_replay(self, events: int) -> bool:
+        return self.replays is None or self.replays.take(self.address, events)
+
     def begin_resume(self, table: str) -> None:
         self.session.begin_catchup(table)
 
@@ -224,6 +240,12 @@ class Client:
                    replay: list[tuple[int, bytes]] | None,
                    head: tuple[int, Sequence[EventPayload]] | None, upto: int) -> bool:
         snapshot = (head[0], list(head[1])) if head is not None else None
+        count = self.ws.count
+        if replay is None:
+            count.resumes_snapshot += 1
+        else:
+            count.resumes_replayed += 1
+            count.replayed_events += len(replay)
         self.send_all(self.session.finish_resume(table, self.session.ok(cid, result), replay,
                                                  snapshot, upto))
         return not self.session.needs_snapshot

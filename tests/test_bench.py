@@ -32,6 +32,8 @@ BENCHES = {
                       {"form_p50_ms", "one_preset_form_max_ms", "baseline_empty_p50_ms"}),
     "history.py": (["--matches", "50", "--accounts", "20"],
                    {"bytes_per_match", "baseline_bare_set_bytes_per_match"}),
+    "login.py": (["--in-flight", "4", "--rounds", "1", "--memory-kib", "1024",
+                  "--time-cost", "1"], {"login_p99_ms", "loop_lag_during_logins", "baseline"}),
 }
 
 

@@ -66,6 +66,9 @@ class Lobby:
         self.watching = Watching(store, settings.session_ttl_s)
         self.listing = Listing(store, self.registry, self.watching)
         self.openings = Openings(settings, self.listing, self.registry)
+        # A table that leaves this process, swept here or closed by its owner elsewhere,
+        # leaves these caches too (bench/soak.py found them growing by a table a match).
+        self.registry.forgotten += [self.listing.forget, self.openings.forget]
 
     # ------------------------------------------------------------------ the registry's
 
@@ -103,10 +106,10 @@ class Lobby:
                    only: TableFilter | None = None) -> TablesPage:
         return await self.listing.page(player, cursor, limit, only)
 
-    async def record(self, player: str, table_id: str, match: int | None = None
-                     ) -> RecordResult:
+    async def record(self, player: str, table_id: str, match: int | None = None,
+                     code: str | None = None) -> RecordResult:
         return await read_record(self.store, self.registry.get(table_id), player, table_id,
-                                 match)
+                                 match, code)
 
     def reopening(self, table: Table) -> contextlib.AbstractAsyncContextManager[None]:
         return self.openings.reopening(table)

@@ -50,6 +50,9 @@ class Registry:
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         #: Given to every table held here: what to do when a match ends (issue 27).
         self.on_finish: Callable[[Table], None] | None = None
+        #: Told of every table this process stops holding, however it ends (the lobby's
+        #: caches of it go with it).
+        self.forgotten: list[Callable[[str], None]] = []
 
     # ------------------------------------------------------------------ the directory
 
@@ -133,14 +136,30 @@ class Registry:
             if not table.closed and not self.supervisor.closed:
                 log.error("table %s: its tasks stopped; starting them again", table.id)
                 self._run(table)
-        self.supervisor.spawn(f"table {table.id}", table.run(), on_error=again)
+        self.supervisor.spawn(f"table {table.id}", self._scope(table), on_error=again)
+
+    async def _scope(self, table: Table) -> None:
+        """The table's scope; a table that closed by itself (its owner swept it: the
+        follower heard ``CLOSED``) is forgotten here too. Without this, every process but
+        the owner kept each swept table it had held, for ever (found by bench/soak.py,
+        issue 30)."""
+        await table.run()
+        if table.closed and self.tables.get(table.id) is table:
+            self._forget(table)
+
+    def _forget(self, table: Table) -> None:
+        del self.tables[table.id]
+        self.cluster.unwatch(table.id)
+        for tell in self.forgotten:
+            tell(table.id)
 
     def let_go(self, table: Table, *, tell: bool) -> None:
         """Close the table here and forget it (its tasks end with it)."""
         table.close(tell=tell)
         if self.tables.get(table.id) is table:
-            del self.tables[table.id]
-        self.cluster.unwatch(table.id)
+            self._forget(table)
+        else:
+            self.cluster.unwatch(table.id)
 
     async def close(self) -> None:
         """Stop every table; commands being stored finish first; the leases this process

@@ -65,6 +65,9 @@ class StoreBase:
         #: On a Redis Cluster events go out with SPUBLISH (sharded pub/sub, issue 11).
         self.sharded = sharded   # (SPUBLISH works on a single Redis >= 7 too)
         self.keys = Keys(prefix)
+        #: Told of every public call: its method's name, seconds, and whether it succeeded
+        #: (``/metrics``: server/metrics.py; ``store.py`` times them). None: nobody listens.
+        self.observe: Callable[[str, float, bool], None] | None = None
         for part in reversed(type(self).__mro__):
             for name, source in vars(part).get("SCRIPTS", {}).items():
                 setattr(self, name, redis.register_script(source))

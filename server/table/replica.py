@@ -127,6 +127,8 @@ class Replica:
                 if finished:
                     record = msgpack.packb({"private": state.private,
                                             "members": state.members,
+                                            # issue 28: its holders may read the record
+                                            "code": state.code,
                                             "record": msgspec.json.encode(work.record()),
                                             "match": state.matches_started()})
             body = state.to_bytes()

@@ -71,6 +71,12 @@ def test_catalogue_is_complete() -> None:
         "profile",
         "queue",
         "unqueue",
+        # 1.5: accounts (issue 27)
+        "register",
+        "login",
+        "change_password",
+        "logout",
+        "logout_all",
     }
     assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event", "matched"}
     assert set(protocol.EVENT_TYPES) == {

@@ -2,6 +2,7 @@
 // chosen by the URL: "/" is the lobby, "/t/<table-id>" a table (with "#code=..." for a
 // private table's join code, which never leaves the browser).
 
+import { renderAccount, setupAccount } from "./account.mjs";
 import { cleanText, errorSentence, safeName } from "./cards.mjs";
 import { installDefs } from "./cardsvg.mjs";
 import { CommandFailed, Connection, socketUrl } from "./connection.mjs";
@@ -203,6 +204,7 @@ function onTableLost(table, code) {
 
 function onSessionLost() {
   app.models.clear();
+  app.conn.account = null;   // a revoked or expired account session: a guest now (1.5)
   setLobbyNotice(t("session.lost"));
 }
 
@@ -352,6 +354,7 @@ function render() {
     const onProfile = app.route.view === "profile";
     document.body.dataset.view = onTable ? "table" : onReplay ? "replay"
       : onProfile ? "profile" : "lobby";
+    renderAccount(app);
     $("lobby").hidden = onTable || onReplay || onProfile;
     $("table-view").hidden = !onTable;
     let title = "Aluette Online";
@@ -420,6 +423,7 @@ async function start() {
     conn.session.name = conn.name;
   }
   setupName(conn);
+  setupAccount(app);
   setupLobby(app);
   setupTable(app);
   setupPlayNow(app);
@@ -446,6 +450,6 @@ async function start() {
   conn.start();
 }
 
-Object.assign(app, { act, describe, navigate, refreshLobby, render, setLobbyNotice, setNotice,
+Object.assign(app, { act, describe, guestName: defaultName, navigate, refreshLobby, render, setLobbyNotice, setNotice,
   setStatus, showError, tableLink, watch });
 start();

@@ -63,7 +63,9 @@ const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_do
  * the session itself (every welcome resumes each table). Their callers hear at the drop
  * that no reply will come, as protocol/session.py's NOT_RESENT.
  */
-export const NOT_RESENT = new Set(["ping", "resume", "list_tables"]);
+export const NOT_RESENT = new Set(["ping", "resume", "list_tables",
+  // 1.5: they carry passwords (never kept to be resent) or start or end sessions.
+  "register", "login", "change_password", "logout", "logout_all"]);
 
 /** Commands whose ok seats us (seat in the result) and is followed by the table's head. */
 const HEAD_COMMANDS = new Set(["create_table", "join"]);
