@@ -206,10 +206,29 @@ class HistoryStore:
         """A guest registers (issue 27, item 1: "keeping the session's matches"): the
         matches of their session become their account's too. Returns how many the
         account's index holds now. The accounts module calls it at registration."""
+        redis = self.store.redis
         with unavailable_on_error("adopt history"):
-            return int(await self.store.redis.zunionstore(
-                self._by_account(account), [self._by_account(account), self._by_player(player)],
-                aggregate="MAX"))
+            theirs = {_text(i) for i in await redis.zrange(self._by_account(account), 0, -1)}  # type: ignore[arg-type]
+            mine = [_text(i) for i in await redis.zrange(self._by_player(player), 0, -1)]  # type: ignore[arg-type]
+            new = [i for i in mine if i not in theirs]
+            blobs = await redis.mget([self._match(i) for i in new]) if new else []
+            stats = self._stats(account)
+            async with redis.pipeline(transaction=True) as pipe:
+                pipe.zunionstore(self._by_account(account),
+                                 [self._by_account(account), self._by_player(player)],
+                                 aggregate="MAX")
+                for blob in blobs:       # the guest's matches count in the account's stats
+                    if blob is None:
+                        continue
+                    m = msgspec.msgpack.decode(_blob(blob), type=StoredMatch)
+                    seat = next((s.seat for s in m.seats if s.player == player), None)
+                    if seat is None:
+                        continue
+                    pipe.hincrby(stats, "played", 1)
+                    if m.result == f"team{seat % 2}":
+                        pipe.hincrby(stats, "won", 1)
+                held, *_ = await pipe.execute()
+            return int(held)
 
     async def trim(self, now: float | None = None) -> int:
         """Forget the matches past the retention's age or count (their stats stay)."""

@@ -198,3 +198,28 @@ async def test_a_rated_queue_with_hints_is_refused(server, connect):
     with pytest.raises(ServerError) as err:
         await ana.call("queue", rated=True, options={"hints": True})
     assert err.value.code == "invalid_field"
+
+
+async def test_registered_players_guests_first_see_their_rated_match_on_their_profiles(
+        server, connect):
+    """Issue 27, done when: four players (guests who register, keeping their session and
+    its matches), a rated match, and each profile shows the rating openskill computes."""
+    clients = [await connect(n) for n in NAMES]
+    warmup = await four_humans(clients)                  # played as guests: casual
+    await play_out(server, clients, warmup)
+    for c, n in zip(clients, NAMES, strict=True):
+        await c.call("register", name=n, password="correct horse battery")
+    ends = [len(c.events) for c in clients]
+    table = await four_humans(clients, rated=True)
+    over = await asyncio.gather(*(autoplay(c, table, i, start=ends[i])
+                                  for i, c in enumerate(clients)))
+    async with asyncio.timeout(10):
+        await server.hub.players.wait_kept(2)
+    want = expected(over[0]["result"])
+    for i, n in enumerate(NAMES):
+        prof = await clients[(i + 1) % 4].call("profile", name=n.upper())   # any case
+        assert prof["name"] == n and prof["rated_played"] == 1 and prof["played"] == 2
+        assert (prof["rating"]["mu"], prof["rating"]["sigma"]) == pytest.approx(want[i],
+                                                                              abs=1e-4)
+        # The guest's match is the account's too (registration kept the session's).
+        assert [r["table"] for r in prof["recent"]] == [table, warmup]
