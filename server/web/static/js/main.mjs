@@ -13,7 +13,7 @@ import { TableModel } from "./model.mjs";
 import { renderTable, setupTable } from "./table.mjs";
 import { REPLAY_PATH, enterReplay, leaveReplay, renderReplay, replayRoute } from "./replay.mjs";
 import { PROFILE_PATH, enterProfile, leaveProfile, onMatched, profileRoute, renderProfile,
-  seatsRead, setupPlayNow } from "./players.mjs";
+  renderMyProfileLink, seatsRead, setupPlayNow } from "./players.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -355,6 +355,7 @@ function render() {
     document.body.dataset.view = onTable ? "table" : onReplay ? "replay"
       : onProfile ? "profile" : "lobby";
     renderAccount(app);
+    renderMyProfileLink(app);
     $("lobby").hidden = onTable || onReplay || onProfile;
     $("table-view").hidden = !onTable;
     let title = "Aluette Online";

@@ -219,3 +219,11 @@ export function renderProfile(app) {
     h("a", { href: "/", class: "button" }, t("table.lobby")));
   return t("profile.title", { name: safeName(p.name, "?") });
 }
+
+/** The top bar's link to your own profile, once the session speaks for an account. */
+export function renderMyProfileLink(app) {
+  const link = $("my-profile");
+  const account = app.conn?.account ?? null;
+  link.hidden = account === null;
+  if (account !== null) link.href = profileLink(app.conn.session.name ?? app.conn.name ?? "");
+}
