@@ -37,6 +37,7 @@ from .app_replay import ReplayCommands
 from .app_table import TableCommands
 from .commands import InputError, parse_seat
 from .connection import Connection, ConnectionFailed, ServerError
+from .i18n import tr, tr_text
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
@@ -80,12 +81,11 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
         except ConnectionFailed as exc:
             self.show(render.problem(str(exc)))
             return 1
-        hello = Text("Connected to ")
-        hello.append_text(render.safe(self.conn.url, 100)).append(" as ")
-        hello.append_text(render.safe(self.conn.server_name, 32))
+        hello = tr_text("cli.connected", url=render.safe(self.conn.url, 100),
+                        name=render.safe(self.conn.server_name, 32))
         if self.name_note:
             hello.append(f" ({self.name_note})")
-        hello.append(". Type `help` for the commands, `quit` to leave.")
+        hello.append(". " + tr("cli.connected.help"))
         self.show(hello)
         self._install_sigint()
         try:

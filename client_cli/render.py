@@ -273,10 +273,9 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
     shown, hidden = lobby_order(tables, seats, show_all)
     lines: list[RenderableType] = []
     if not shown:
-        lines.append(note("No tables to join yet. Create one with `create` "
-                          "(see `help create`)."))
+        lines.append(note(tr("cli.lobby.none")))
     else:
-        lines.append(Text("Tables:", style="bold"))
+        lines.append(Text(tr("cli.lobby.title"), style="bold"))
     mine = {s.table: s.seat for s in seats}
     for info in shown:
         opts = info.options
@@ -285,35 +284,38 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         tid.stylize("bold")
         head.append_text(tid)
         head.append("  «").append_text(safe(info.name, 32)).append("»  ")
-        head.append_text(safe(info.status, 12))
+        known = info.status in (*LIVE, "finished", "abandoned")
+        head.append_text(Text(tr(f"cli.status.{info.status}")) if known
+                         else safe(info.status, 12))
         target = opts.target_points
-        deals = (f"to {plural(target, 'point')}" if target
-                 else plural(opts.deals, "deal"))
+        deals = (tr("cli.lobby.to", points=tr("cli.points.n", n=target)) if target
+                 else tr("cli.deals.n", n=opts.deals))
         flags = [deals]
         if opts.rated:                                 # issue 27
             flags.append("RATED")
         if opts.chanter:
-            flags.append("chanter")
+            flags.append(tr("cli.lobby.chanter"))
         if opts.partner_draw:
-            flags.append("partner draw")
-        flags.append(f"signals {opts.signals}")
+            flags.append(tr("cli.lobby.partner_draw"))
+        flags.append(tr("cli.lobby.signals", mode=opts.signals))
         if info.private:
-            flags.append("private")
+            flags.append(tr("cli.lobby.private"))
         if info.spectators:
-            flags.append(f"{info.spectators} watching")
+            flags.append(tr("cli.lobby.watching", n=info.spectators))
         head.append("  · " + ", ".join(flags))
         if info.table in mine:
-            head.append(f"  (you: seat {mine[info.table]})", style="green")
+            head.append("  " + tr("cli.lobby.you", seat=mine[info.table]), style="green")
         lines.append(head)
-        seat_line = Text("      seats: ")
+        seat_line = Text("      " + tr("cli.lobby.seats") + " ")
         for i, s in enumerate(info.seats):
             if i:
                 seat_line.append(" · ")
             seat_line.append(f"{i} ")           # seat numbers: `join TABLE SEAT` needs them
             if s.kind == "empty":
-                seat_line.append("empty", style="dim")
+                seat_line.append(tr("cli.lobby.empty"), style="dim")
             elif s.kind == "bot":
-                seat_line.append(f"bot {s.level or ''}".strip(), style="magenta")
+                seat_line.append(tr("cli.lobby.bot", level=s.level or "").strip(),
+                                 style="magenta")
             else:
                 seat_line.append_text(safe(s.name or "?", 32))
                 if s.bot:        # a client that says it is a program (1.5)
@@ -323,11 +325,10 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         finished = sum(1 for t in tables if t not in shown and t.status not in LIVE)
         parts = []
         if finished:
-            parts.append(plural(finished, "finished table"))
+            parts.append(tr("cli.lobby.finished_n", n=finished))
         if hidden - finished:
-            parts.append(plural(hidden - finished, "empty table"))
-        it = "it" if hidden == 1 else "them"
-        lines.append(note(f"{' and '.join(parts)} hidden: `tables all` shows {it}.",
+            parts.append(tr("cli.lobby.empty_n", n=hidden - finished))
+        lines.append(note(tr("cli.lobby.hidden", n=hidden, tables=tr("fair.and").join(parts)),
                           style="dim"))
     return Group(*lines)
 
@@ -544,10 +545,17 @@ def turn_hint(model: TableModel, compact: bool = False) -> Text:
     return tr_text(f"cli.waiting.{waiting}", name=who(model, v.to_act))
 
 
+def signal_words(signal: str, n: int | None) -> str:
+    """What a signal says (R15), in the catalogues' words (the browser's too)."""
+    if signal == "aces":
+        return tr("signal.aces", n=n or 0)
+    if signal in SIGNAL_MEANINGS:
+        return tr(f"signal.{signal}")
+    return tr("signal.unknown", id=protocol.clean_text(signal)[:32])
+
+
 def signal_text(model: TableModel, sig: SignalInfo | SignalReceived) -> Text:
-    meaning = SIGNAL_MEANINGS.get(sig.signal, "?")
-    if sig.signal == "aces":
-        meaning = f"I hold {plural(sig.n or 0, 'ace')}"
+    meaning = signal_words(sig.signal, sig.n)
     out = who(model, sig.from_seat)
     out.append(": “").append(meaning).append("”")
     return out
@@ -660,10 +668,9 @@ def event_lines(model: TableModel, event: EventPayload,
                 out.append(note(f"You mute {muting} at this table (`unmute all` to see their "
                                 "chat again)."))
         case SignalReceived(from_seat=sender):
-            t = Text("Signal (R15) from ", style="magenta")
-            t.append_text(signal_text(model, event))
+            t = tr_text("cli.signal.from", style="magenta", signal=signal_text(model, event))
             if model.seat is not None and sender != partner_of(model.seat):
-                t.append(" (you noticed a signal meant for their partner, R16)", style="dim")
+                t.append(" " + tr("cli.signal.noticed"), style="dim")
             out.append(t)
         case _:
             pass
@@ -821,7 +828,9 @@ def trick_result(model: TableModel, event: TrickDone) -> Text:
     return t
 
 
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+def _number(n: int) -> str:
+    """A count of tricks in words (``two``), as R12's tie is told."""
+    return tr(f"cli.number.{n}") if 0 <= n < 10 else str(n)
 
 
 def _facts(model: TableModel, event: DealScored,
@@ -846,20 +855,20 @@ def deal_reason(model: TableModel, event: DealScored,
     top = facts.most
     subject = _short(model, winner).plain
     if top == 9:
-        why = "all nine tricks"
+        why = tr("cli.reason.all")
         if facts.mordienne == "all":
-            why += ", a clean sweep: mordienne (R13a)"
+            why += tr("cli.reason.sweep")
         return why
     if facts.tied:
-        others = " and ".join(_short(model, s).plain for s in facts.tied)
+        others = tr("fair.and").join(_short(model, s).plain for s in facts.tied)
         at = facts.reached_at[winner] if facts.reached_at else None
-        reached = f" at trick {at}" if at else ""
-        why = (f"{plural(top, 'trick')}, as many as {others}, but {subject} got to "
-               f"{_NUMBERS[top] if top < 10 else top}{reached} first (R12)")
+        reached = tr("cli.reason.reached", n=at) if at else ""
+        why = tr("cli.reason.tied", tricks=tr("cli.tricks.n", n=top), others=others,
+                 name=subject, count=_number(top), reached=reached)
     else:
-        why = f"the most tricks, {top} (R12)"
+        why = tr("cli.reason.most", n=top)
     if facts.mordienne == "run":
-        why += f", and the last {top} in a row with none before: mordienne (R13)"
+        why += tr("cli.reason.run", n=top)
     return why
 
 
@@ -869,38 +878,32 @@ def deal_result(model: TableModel, event: DealScored,
     R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
     facts = _facts(model, event, winners)
     lines: list[RenderableType] = []
-    counts = Text(f"Deal {event.deal_number} is over. Tricks won: ")
-    counts.append_text(Text(", ").join(
+    counts = tr_text("cli.deal.over", n=event.deal_number, list=Text(", ").join(
         _short(model, s).append(f" {n}") for s, n in enumerate(event.trick_counts)))
     if facts.spoiled:
-        counts.append(f"; {plural(facts.spoiled, 'trick')} spoiled, counted for nobody (R11)")
+        counts.append(tr("cli.deal.spoiled", tricks=tr("cli.tricks.n", n=facts.spoiled)))
     counts.append(".")
     lines.append(counts)
     winner = facts.winner
     if winner is None or facts.team is None:
-        lines.append(Text("All nine tricks were spoiled: nobody scores (R12).", style="bold"))
+        lines.append(Text(tr("cli.deal.all_spoiled"), style="bold"))
     else:
         team, pts = facts.team, facts.points
         if facts.mordienne is not None:
-            m = Text("★ MORDIENNE! ", style="bold magenta")
-            if facts.mordienne == "all":
-                m.append_text(does(model, winner, "take", "takes")).append(
-                    " all nine tricks (R13a)")
-            else:
-                m.append_text(does(model, winner, "win", "wins")).append(
-                    f" the last {facts.most} tricks in a row and none before (R13)")
-            m.append(f": {plural(pts, 'point')} instead of 1.")
+            m = Text(tr("cli.mordienne") + " ", style="bold magenta")
+            you = ".you" if model.seat is not None and winner == model.seat else ""
+            m.append_text(tr_text(f"cli.mordienne.{facts.mordienne}{you}",
+                                  name=who(model, winner), n=facts.most))
+            m.append(tr("cli.mordienne.points", points=tr("cli.points.n", n=pts)))
             lines.append(m)
-        t = Text("The deal goes to ", style="bold")
-        t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event,
-                                                                          winners))
-        t.append("; ").append_text(team_text(model, team))
         # "your team scores", but for a spectator "Bo & Di score" (a plural subject).
-        t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
+        t = tr_text("cli.deal.goes" if model.seat is not None else "cli.deal.goes.watching",
+                    style="bold", name=who(model, winner),
+                    reason=deal_reason(model, event, winners), team=team_text(model, team),
+                    points=tr("cli.points.n", n=pts))
         lines.append(t)
-    totals = Text("Match score: ")
-    totals.append_text(team_text(model, 0)).append(f" {event.totals[0]}  ·  ")
-    totals.append_text(team_text(model, 1)).append(f" {event.totals[1]}")
+    totals = tr_text("cli.match.score", team0=team_text(model, 0), p0=event.totals[0],
+                     team1=team_text(model, 1), p1=event.totals[1])
     lines.append(totals)
     return Group(*lines)
 

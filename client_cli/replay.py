@@ -301,15 +301,12 @@ class Replay:
             at = int(s.get("at", 0))
             if not lo <= at < hi:
                 continue
-            t = Text("Signal (R15): ").append_text(render.who(self.model, s["from_seat"]))
-            meaning = render.SIGNAL_MEANINGS.get(s["signal"], s["signal"])
-            if s["signal"] == "aces":
-                meaning = f"I hold {s['n']} ace{'s' if s['n'] != 1 else ''}"
-            t.append(f" to their partner: “{meaning}”")
+            t = tr_text("cli.replay.signal", name=render.who(self.model, s["from_seat"]),
+                        signal=render.signal_words(s["signal"], s.get("n")))
             noticed = [x for x in s["to"] if x != partner_of(s["from_seat"])]
             if noticed:
-                t.append("; noticed by ").append_text(Text(" and ").join(
-                    render.who(self.model, x) for x in noticed)).append(" (R16)")
+                t.append_text(tr_text("cli.replay.noticed", names=Text(tr("fair.and")).join(
+                    render.who(self.model, x) for x in noticed)))
             out.append(t)
         return out
 

@@ -153,3 +153,48 @@ def test_the_play_as_it_happens_and_the_errors_in_french(french: None) -> None:
     assert "Vous n'avez pas 3o (Monsieur)" in text(render.error_text("card_not_in_hand",
                                                                       card="3o"))
     assert "Le serveur l'a refusé : " in text(render.error_text("new_code", "why"))
+
+
+def test_a_name_that_looks_like_a_placeholder_stays_a_name() -> None:
+    """One pass over the text, as the browser's: a player called "{reason}" is not filled."""
+    from client_cli.i18n import tr
+
+    assert tr("cli.deal.goes", name="{reason}", reason="why", team="T", points="1") \
+        == "The deal goes to {reason}: why; T scores 1."
+
+
+def test_the_deal_result_in_french(french: None) -> None:
+    from .test_render_words import scored
+
+    event, tricks = scored([0, 1, 0, 1, 2, 3, 2, 2, 2])      # R12: Cy, four tricks
+    model = model_at(0)
+    said = text(render.deal_result(model, event, [t.winner for t in tricks]))
+    assert "La donne 1 est finie. Levées gagnées :" in said, said
+    assert "La donne va à votre partenaire Cy : le plus de levées, 4 (R12)" in said
+    assert "votre équipe" in said and "marque 1 point." in said
+    assert "Score de la partie :" in said
+
+
+def test_the_lobby_in_french(french: None) -> None:
+    from protocol.results import SeatRef
+
+    from .test_render_words import info
+
+    table = msgspec.structs.replace(info(status="waiting"), private=True, spectators=2)
+    said = text(render.tables_table([table], [SeatRef(table="t1", seat=1)]))
+    assert "Tables :" in said and "en attente" in said, said
+    assert "5 donnes" in said and "signes private" in said and "privée" in said
+    assert "2 spectateur(s)" in said and "(vous : place 1)" in said and "places :" in said
+    assert "No tables" not in text(render.tables_table([], []))
+    assert "Aucune table à rejoindre" in text(render.tables_table([], []))
+
+
+def test_signals_in_french(french: None) -> None:
+    from protocol import SignalReceived
+
+    model = model_at(0)
+    said = text(*render.event_lines(model, SignalReceived(from_seat=2, signal="aces", n=2)),
+                *render.event_lines(model, SignalReceived(from_seat=1, signal="monsieur")))
+    assert "Signe (R15) de votre partenaire Cy" in said, said
+    assert "(vous avez remarqué un signe destiné à son partenaire, R16)" in said
+    assert "I hold" not in said

