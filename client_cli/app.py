@@ -32,6 +32,7 @@ from .app_account import AccountCommands
 from .app_core import explain
 from .app_game import GameCommands
 from .app_lobby import LobbyCommands
+from .app_players import PlayerCommands
 from .app_replay import ReplayCommands
 from .app_table import TableCommands
 from .commands import InputError, parse_seat
@@ -45,7 +46,8 @@ log = logging.getLogger(__name__)
 CHAT_LINE = re.compile(r"\s*(?:(?:say|chat)\s+|')(?P<text>.*\S.*)", re.I | re.S)
 
 
-class App(LobbyCommands, TableCommands, ReplayCommands, GameCommands, AccountCommands):
+class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameCommands,
+          AccountCommands):
     """The prompt: start-up, the read loop, Ctrl-C around commands, and which area each
     command belongs to."""
 
@@ -249,9 +251,17 @@ class App(LobbyCommands, TableCommands, ReplayCommands, GameCommands, AccountCom
         elif word in ("passwd", "password"):
             await self._passwd(args)
         elif word == "play":
-            if len(args) != 1:
-                raise InputError("Type `play` and a card code or number, or just the card.")
-            self._play(args[0])
+            if len(args) == 1 and "=" not in args[0] \
+                    and args[0].lower() not in ("rated", "casual"):
+                self._play(args[0])                 # a card
+            else:
+                await self._play_now(args)          # play now (issue 27)
+        elif word in ("cancel", "unqueue") and not args:
+            await self._cancel()
+        elif word == "history":
+            await self._history(args)
+        elif word == "profile":
+            await self._profile(args)
         elif word == "chanter":
             self._chanter(args)
         elif word == "discard":

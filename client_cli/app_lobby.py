@@ -37,6 +37,9 @@ class LobbyCommands(AppCore):
         topic = args[0].lower() if args else ""
         if topic in ("strength", "cards", "r3"):
             self.show(render.strength_table())
+        elif topic in ("play", "history", "profile", "cancel"):
+            from .render_players import HELP_PLAY
+            self.show(Text(HELP_PLAY))
         elif topic in ("signals", "signal", "r15", "r16"):
             self.show(signals_help())
         elif topic in ("rules", "rule"):

@@ -88,7 +88,7 @@ _ALIASES = {
 }
 _INTS = {"deals": (1, 50), "target_points": (1, 50), "bot_delay_ms": (0, 10_000),
          "turn_timer_s": (1, 3600), "grace_s": (0, 3600)}
-_BOOLS = ("mordienne", "chanter", "partner_draw", "auto_start", "hints")
+_BOOLS = ("mordienne", "chanter", "partner_draw", "auto_start", "hints", "rated")
 
 
 def parse_bool(text: str, what: str) -> bool:

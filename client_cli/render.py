@@ -80,8 +80,8 @@ ERROR_SENTENCES: dict[str, str] = {
         "too_many_tables", "too_many_reviews", "hints_off", "too_many_spectators",
         "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
         "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type",
-        "too_many_marks", "name_taken", "name_refused", "bad_credentials", "login_throttled",
-        "already_registered", "not_registered")}
+        "too_many_marks", "name_taken", "name_refused", "bad_credentials",
+        "login_throttled", "already_registered", "not_registered", "no_such_player")}
 
 
 def safe(value: object, limit: int = 200) -> Text:
@@ -291,6 +291,8 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         deals = (tr("cli.lobby.to", points=tr("cli.points.n", n=target)) if target
                  else tr("cli.deals.n", n=opts.deals))
         flags = [deals]
+        if opts.rated:                                 # issue 27
+            flags.append("RATED")
         if opts.chanter:
             flags.append(tr("cli.lobby.chanter"))
         if opts.partner_draw:
@@ -382,6 +384,8 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
         name=_short(model, v.dealer) if compact else who(model, v.dealer)))
     if model.info is not None and model.info.options.hints:   # issue 28: marked
         head.append(" · hints on, not rated", style="dim")
+    elif model.info is not None and model.info.options.rated:  # issue 27
+        head.append(" · rated", style="bold magenta")
     if model.spectator:
         head.append(" · watching" if compact else " · you are watching", style="dim")
     return head
@@ -953,6 +957,11 @@ Lobby
   review [SEAT]              the expert's review of your (or SEAT's) decisions
   hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
+Players
+  play [rated|casual] [OPT=V] play now: be seated with players of your level (`help play`)
+  cancel                     stop waiting for a game
+  history [NAME]             finished matches (yours, or a registered player's); `history more`
+  profile NAME               a registered player's rating, results, partners, recent matches
 Account (no e-mail; the password is asked at a prompt that does not show it)
   register [NAME]            make this session an account: your name for good, a password;
                              your seats and matches stay yours
@@ -971,6 +980,7 @@ Game
   signal NAME [N]            signal your partner (R15); `signal` lists them
   show                       draw the table again
   help rules | help strength | help mordienne | help signals | help chanter | help create
+  help play
   quit                       leave the program (your seat is kept for a while)
 A table can be named by the start of its id (e.g. `join t3f`)."""
 
@@ -989,6 +999,7 @@ create [OPTION=VALUE ...] [private] [name=TEXT]
   level=normal       level of the bots that fill in (random/easy/normal/expert)
   autostart          start as soon as four are seated
   hints=on|off       a casual table: `hint` asks what the expert would play (never rated)
+  rated=on|off       a rated table: four registered players' ratings change (issue 27)
   private            only players with the join code can sit or watch
 Example: create deals=3 chanter=on signals=risky name=Friday"""
 

@@ -40,6 +40,7 @@ class ErrorCode(enum.StrEnum):
     HINTS_OFF = "hints_off"
     #: 1.5: a chat text made mostly of combining marks (issue 30).
     TOO_MANY_MARKS = "too_many_marks"
+    NO_SUCH_PLAYER = "no_such_player"
     # Rule errors (the player's fault; the connection stays open).
     NOT_YOUR_TURN = "not_your_turn"
     CARD_NOT_IN_HAND = "card_not_in_hand"

@@ -34,6 +34,7 @@ from .fields import (
     Version,
     check_signal_n,
 )
+from .players import Cursor, TableFilter
 from .text import clean_text
 from .views import TableOptions
 
@@ -95,6 +96,8 @@ class ListTables(Command, tag="list_tables", kw_only=True):
 
     cursor: Annotated[str, Meta(max_length=limits.MAX_TABLE_ID_LEN * 2)] | None = None
     limit: Annotated[int, Meta(ge=1, le=limits.MAX_PAGE_TABLES)] | None = None
+    #: Only the tables that match (added in 1.5): free seats, rated or casual, options.
+    filter: TableFilter | None = None
 
 
 class CreateTable(Command, tag="create_table", kw_only=True):
@@ -265,6 +268,25 @@ class RequestHint(Command, tag="hint", kw_only=True):
     table: TableId
 
 
+class History(Command, tag="history", kw_only=True):
+    """One page of finished matches, the most recent first (added in 1.5): a registered
+    player's (``name``), or your own (nil). ``ok`` result
+    :class:`~protocol.players.HistoryResult`; only public tables, or tables you sat at."""
+
+    name: Name | None = None
+    cursor: Cursor | None = None
+    limit: Annotated[int, Meta(ge=1, le=50)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.name is not None:
+            self.name = _clean_name(self.name, "name")
+
+
+class Profile(Command, tag="profile", kw_only=True):
+    """A registered player's profile (added in 1.5): ``ok`` result
+    :class:`~protocol.players.ProfileResult`."""
+
+    name: Name
 #: A password as typed (1.5). Never logged, echoed or stored: only its Argon2id hash is.
 Password = Annotated[str, Meta(min_length=1, max_length=limits.MAX_PASSWORD_LEN)]
 NewPassword = Annotated[str, Meta(min_length=limits.MIN_PASSWORD_LEN,
@@ -292,6 +314,17 @@ class Register(_Secret, tag="register", kw_only=True):
         self.name = _clean_name(self.name, "name")
 
 
+class Queue(Command, tag="queue", kw_only=True):
+    """Play now (added in 1.5): wait in the matchmaking queue for a rated or casual game
+    with these options; a ``matched`` message says where you were seated. Sent again, it
+    replaces your request."""
+
+    rated: bool = False
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+
+
+class Unqueue(Command, tag="unqueue", kw_only=True):
+    """Leave the matchmaking queue (added in 1.5)."""
 class Login(_Secret, tag="login", kw_only=True):
     """Speak for an account on this connection (added in 1.5): ``ok`` result
     :class:`~protocol.results.LoginResult`, with a new session token for this device."""
@@ -341,6 +374,10 @@ ClientCommand = (
     | Chat
     | Mute
     | LetBotPlay
+    | History
+    | Profile
+    | Queue
+    | Unqueue
     | Register
     | Login
     | ChangePassword
@@ -404,7 +441,17 @@ class Event(ServerBase, tag="event", kw_only=True):
     event: EventPayload | None = None
 
 
-ServerMessage = Welcome | Ok | Error | Pong | Event
+class Matched(ServerBase, tag="matched", kw_only=True):
+    """The matchmaker seated you (added in 1.5): at ``table``, in ``seat``; the table's
+    head follows as for a ``join``. Sent to your connections when it happens; a player
+    matched while away finds the seat in ``list_tables``'s ``seats``."""
+
+    table: TableId
+    seat: Seat
+    rated: bool = False
+
+
+ServerMessage = Welcome | Ok | Error | Pong | Event | Matched
 
 # Lenient envelope used only when decoding an event of a type this client does not know.
 

@@ -115,6 +115,15 @@ class Settings:
     #: Chat messages per player at a table (its own token bucket): sustained, and burst.
     chat_per_second: float = CHAT_PER_SECOND
     chat_burst: int = CHAT_BURST
+    #: Match history (issue 27): a finished match is kept this long, and at most this many.
+    history_ttl_s: int = 30 * 24 * 3600
+    history_max: int = 100_000
+    #: Play now (issue 27): a casual request waiting this long is filled with bots; a
+    #: player who disconnects while queued is removed after ``queue_grace_s``; the
+    #: matchmaker looks at the queue every ``queue_tick_s`` while it holds the lease.
+    queue_bots_after_s: float = 60.0
+    queue_grace_s: float = 30.0
+    queue_tick_s: float = 0.25
     #: ``text`` (for people) or ``json`` (one event per line, for log collectors).
     log_format: str = "text"
     #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
@@ -183,6 +192,11 @@ ENV = {
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
     "chat_burst": "ALUETTE_CHAT_BURST",
+    "history_ttl_s": "ALUETTE_HISTORY_TTL",
+    "history_max": "ALUETTE_HISTORY_MAX",
+    "queue_bots_after_s": "ALUETTE_QUEUE_BOTS_AFTER",
+    "queue_grace_s": "ALUETTE_QUEUE_GRACE",
+    "queue_tick_s": "ALUETTE_QUEUE_TICK",
     "log_format": "ALUETTE_LOG_FORMAT",
     "argon2_memory_kib": "ALUETTE_ARGON2_MEMORY_KIB",
     "argon2_time_cost": "ALUETTE_ARGON2_TIME_COST",
@@ -250,6 +264,11 @@ HELP = {
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",
     "chat_burst": "chat messages a player may send at a table in a burst",
+    "history_ttl_s": "seconds a finished match stays in the players' history",
+    "history_max": "most finished matches kept in the players' history",
+    "queue_bots_after_s": "seconds a casual play-now request waits before bots fill its table",
+    "queue_grace_s": "seconds a queued player may be disconnected before leaving the queue",
+    "queue_tick_s": "seconds between the matchmaker's looks at the queue",
     "log_format": "text (for people) or json (one event per line with table and player "
                   "ids, for log collectors)",
     "argon2_memory_kib": "Argon2id memory per password hash, KiB (OWASP minimum 19456)",

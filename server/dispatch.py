@@ -99,7 +99,7 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
         return
     client.name = name
     client.bot = out.hello.bot
-    client.bot = out.hello.bot
+    await hub.queue.came_back(player)     # issue 27: a queued player keeps their place
     client.send(session.accept_hello(out.hello, session=token, player_id=player, name=name))
 
 
@@ -147,8 +147,18 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     if isinstance(cmd, protocol.Resume):
         await hub.replays.pace(client.address)      # issue 30: resume amplification
     match cmd:
-        case protocol.ListTables(cursor=cursor, limit=limit):
-            client.reply(cmd.id, await lobby.page(client.player, cursor, limit))
+        case protocol.ListTables(cursor=cursor, limit=limit, filter=only):
+            client.reply(cmd.id, await lobby.page(client.player, cursor, limit, only))
+            return
+        case protocol.History(name=name, cursor=cursor, limit=limit):     # issue 27
+            client.reply(cmd.id, await hub.players.history_page(client.player, name, cursor,
+                                                                limit))
+            return
+        case protocol.Profile(name=name):
+            client.reply(cmd.id, await hub.players.profile(client.player, name))
+            return
+        case protocol.Queue() | protocol.Unqueue():
+            client.reply(cmd.id, await hub.queue.command(client, cmd))
             return
         case protocol.CreateTable():
             table = await lobby.create(client, client.address, cmd)
@@ -201,6 +211,7 @@ async def disconnected(hub: Hub, client: Client) -> None:
     hub.sessions.gone(client)
     if client.player_id is None:
         return
+    await hub.queue.went_offline(client.player_id)
     for tid in list(client.tables):
         table = hub.lobby.tables.get(tid)
         if table is not None:

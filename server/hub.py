@@ -24,6 +24,8 @@ from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag, ReplayBudget, ReplayStatus
 from .metrics import Metrics
+from .players import Players
+from .players.queue import PlayNow
 from .reviews import Reviews
 from .sessions import Sessions
 from .supervisor import Supervisor
@@ -89,6 +91,10 @@ class Hub:
         self.cluster = Cluster(store, settings, self.supervisor)
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
                            busy=self.lag)
+        self.players = Players(store, settings, self.supervisor.spawn)   # issue 27
+        self.lobby.registry.on_finish = self.players.finished
+        self.queue = PlayNow(store, settings, self.supervisor, self.lobby, self.sessions,
+                             self.players, self.cluster.process)
         self.reviews = Reviews(store, self.lobby, self.bots, self.supervisor,
                                ttl_s=settings.record_ttl_s)
         self.count = ConnectionCount()
@@ -114,6 +120,7 @@ class Hub:
         self.supervisor.spawn("loop lag", self.lag.sample_forever())
         self.supervisor.spawn("revoked sessions", self._revocations_forever())
         self.reviews.start()
+        self.queue.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -126,6 +133,7 @@ class Hub:
             return
         self._closed = True
         self.closing = True
+        await self.queue.stop()
         await self.lobby.close()
         await self.cluster.stop()
         await self.supervisor.close()

@@ -42,6 +42,7 @@ async def account_command(hub: Hub, client: Client, cmd: AccountCommand) -> None
             await accounts.store.adopt(sid, made.key, made.display,
                                        hub.settings.session_ttl_s)
             client.account, client.name = made.key, made.display
+            await hub.players.registered(client.player, made.key)   # the guest's matches
             result = AccountResult(player_id=client.player, name=made.display,
                                    account=made.key)
         case protocol.Login(name=name, password=password):

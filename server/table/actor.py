@@ -90,6 +90,8 @@ class Table(Attending):
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
         self.clock.note_turn()
+        #: Called once a commit of this process ends a match (issue 27: history, ratings).
+        self.on_finish: Callable[[Table], None] | None = None
 
     # ------------------------------------------------------------------ what it is now
 
@@ -217,6 +219,8 @@ class Table(Attending):
                 self.announced = change.spectators_told
             headed = self._answer(origin, result)
             self._show(change, skip=headed)
+            if change.finished and self.on_finish is not None:
+                self.on_finish(self)
             return result
         raise ServiceError(ErrorCode.CONFLICT, "the table kept changing while your command was "
                            "applied; nothing was applied, send it again with the same id")

@@ -332,6 +332,7 @@ def begin_match(work: Work) -> None:
             moved[new] = state.seats[old]
         state.seats = moved
     state.status = "playing"
+    state.lineup = [s.player if s.kind == "human" and not s.bot else None for s in state.seats]
     for p in state.humans():
         if p not in state.members:
             state.members.append(p)

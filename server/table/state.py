@@ -133,6 +133,9 @@ class TableState(msgspec.Struct, kw_only=True):
     #: The latest chat lines (``CHAT_HISTORY``), for the heads' ``chat_history``; replaced,
     #: never changed in place, so a command's copy may share it.
     chat: list[ChatMessage] = msgspec.field(default_factory=list)
+    #: Who sat where when the current (or last) match started: a human's player id, None
+    #: for a bot or a program (issue 27: history, and who takes a rated match's result).
+    lineup: list[str | None] = msgspec.field(default_factory=list)
 
     # ------------------------------------------------------------------ queries
 

@@ -3,7 +3,8 @@
 ``aluette-server`` answers plain ``GET`` requests on its websocket port (issue 13), so a
 link is all four friends need:
 
-- ``GET /`` is the lobby and ``GET /t/<table-id>`` a table (a link to share; a private
+- ``GET /`` is the lobby, ``GET /u/<name>`` a registered player's profile (issue 27) and
+  ``GET /t/<table-id>`` a table (a link to share; a private
   table's link carries its join code in the fragment, ``#code=K7Q2``, which browsers never
   send to a server or put in a ``Referer``), and ``GET /r/<table-id>[/<match>]`` a finished
   match's replay (``GET /r/`` replays a downloaded record file); all are the same single
@@ -72,6 +73,8 @@ def csp_for(host: str | None) -> str:
 _TABLE_PATH = re.compile(r"/t/[A-Za-z0-9_-]{1,64}")
 #: A finished match's replay (issue 28): the same page, which js/replay.mjs draws.
 _REPLAY_PATH = re.compile(r"/r/?|/r/[A-Za-z0-9_-]{1,64}(/[1-9][0-9]{0,5})?")
+#: A registered player's profile (issue 27): the same page, which js/players.mjs draws.
+_PROFILE_PATH = re.compile(r"/u/[^/?#]{1,200}")
 _STATIC_PREFIX = "/static/"
 
 
@@ -133,7 +136,7 @@ class Site:
         """The answer to a plain GET for the page or an asset; None for any other path."""
         path = request.path.split("?", 1)[0].split("#", 1)[0]
         if (path == "/" or path == "/index.html" or _TABLE_PATH.fullmatch(path)
-                or _REPLAY_PATH.fullmatch(path)):
+                or _REPLAY_PATH.fullmatch(path) or _PROFILE_PATH.fullmatch(path)):
             return _send(request, self.page, "no-cache")
         if path.startswith(_STATIC_PREFIX):
             version, _, name = path[len(_STATIC_PREFIX):].partition("/")

@@ -374,6 +374,29 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ),
         # 1.5: a client that is a program says so
         ("hello_bot", "client", p.Hello(id=1, versions=[1], name="Robo", bot=True)),
+        # 1.5 (issue 27): players: history, profiles, play now, lobby filters
+        ("history", "client", p.History(id=30, name="Ana", cursor="1767225600.5", limit=10)),
+        ("profile", "client", p.Profile(id=31, name="Ana")),
+        ("queue", "client", p.Queue(id=32, rated=True, options=p.TableOptions(deals=3))),
+        ("unqueue", "client", p.Unqueue(id=33)),
+        ("list_tables_filter", "client", p.ListTables(
+            id=34, filter=p.TableFilter(free=1, rated=False, deals=5))),
+        ("matched", "server", p.Matched(table="t-7f3a", seat=2, rated=True)),
+        ("ok_history", "server", p.Ok(id=30, result=p.HistoryResult(
+            matches=[history_entry()], next="1767225600.5"))),
+        ("ok_profile", "server", p.Ok(id=31, result=p.ProfileResult(
+            name="Ana", rating=p.players.Rating(mu=27.1, sigma=7.9, display=1624),
+            played=12, won=7, rated_played=9,
+            partners=[p.players.Partner(name="Cy", matches=5, won=3)],
+            recent=[history_entry()],
+            ladder=[p.players.LadderStep(level="random", display=1279),
+                    p.players.LadderStep(level="easy", display=1400),
+                    p.players.LadderStep(level="normal", display=1500),
+                    p.players.LadderStep(level="expert", display=1573)]))),
+        ("ok_queue", "server", p.Ok(id=32, result=p.QueueResult(queued=True, rated=True,
+                                                                  waiting=5))),
+        ("error_not_registered_queue", "server",
+         p.Error(id=32, code="not_registered", message="rated games are for registered players")),
         # 1.5: accounts (issue 27)
         ("register", "client",
          p.Register(id=2, name="Ana", password="correct horse battery")),
@@ -408,3 +431,20 @@ def golden_messages() -> list[tuple[str, str, Any]]:
          p.Error(id=5, code="not_registered",
                  message="this session is a guest's: register or log in first")),
     ]
+
+
+def history_entry() -> Any:
+    H = p.players.HistoryPlayer
+    return p.players.HistoryEntry(
+        table="t-7f3a", match=1, finished_at=1767225600.5, rated=True, private=False,
+        result="team0", points=[5, 2], options=p.TableOptions(deals=5, rated=True), seat=0,
+        players=[H(seat=0, name="Ana", registered=True,
+                   before=p.players.Rating(mu=25.0, sigma=8.3333, display=1500),
+                   after=p.players.Rating(mu=26.96, sigma=8.178, display=1616)),
+                 H(seat=1, name="Bo", registered=True, left=True,
+                   before=p.players.Rating(mu=25.0, sigma=8.3333, display=1500),
+                   after=p.players.Rating(mu=23.04, sigma=8.178, display=1384)),
+                 H(seat=2, name="Cy", registered=True,
+                   before=p.players.Rating(mu=25.0, sigma=8.3333, display=1500),
+                   after=p.players.Rating(mu=26.96, sigma=8.178, display=1616)),
+                 H(seat=3, name="Di", registered=True)])

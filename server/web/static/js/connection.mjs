@@ -274,6 +274,10 @@ export class Connection {
           save = true;
           this.onSessionLost();
           break;
+        case "matched":            // play now (1.5): the table's head follows
+          save = true;
+          this.onMatched?.(out);
+          break;
         case "fatal":
           this.fatal = out.reason;
           this._setStatus("fatal", out.reason);

@@ -17,6 +17,7 @@ export function optionsFromForm(form) {
     signals: String(f.get("signals") ?? "private"),
     bot_level: String(f.get("bot_level") ?? "normal"),
     auto_start: f.get("auto_start") === "on",
+    rated: f.get("rated") === "on",
   };
   if (f.get("hints") === "on") options.hints = true;
   const dealer = String(f.get("first_dealer") ?? "random");
@@ -132,6 +133,7 @@ function tableEntry(app, info, mySeat) {
     h("div", { class: "t-head" },
       h("a", { href: app.tableLink(table), class: "t-name" }, name),
       h("span", { class: ["badge", `status-${status}`] }, t(`status.${status}`)),
+      info.options?.rated === true ? h("span", { class: "badge rated" }, t("badge.rated")) : null,
       mySeat !== undefined ? h("span", { class: "badge mine" }, t("lobby.your_seat", { seat: mySeat })) : null),
     h("div", { class: "t-options muted" }, optionsText(info)),
     h("ol", { class: "t-seats", start: "0" }, seats.map((s, i) => h("li", {},

@@ -90,6 +90,7 @@ const SERVER_MESSAGES = {
   pong: (m) => isInt(m.id),
   event: (m) => isText(m.table) && isInt(m.seq) && (m.event === null || m.event === undefined
     || (isObject(m.event) && isText(m.event.type))),
+  matched: (m) => isText(m.table) && isInt(m.seat),
 };
 
 /** The server's frame as a map with a string `type`, or null (skip what we cannot read). */
@@ -211,6 +212,17 @@ export class ClientSession {
     const msg = decodeServer(frame);
     if (msg === null) return []; // a frame we cannot read: skip it (newer server, or a bug)
     if (msg.type === "event") return this._event(msg);
+    if (msg.type === "matched") {
+      // The matchmaker seated us (1.5): as after a join's ok, the table's head follows.
+      let s = this.tables.get(msg.table);
+      if (!s) {
+        s = newStream(msg.table);
+        this.tables.set(msg.table, s);
+      }
+      s.seat = msg.seat;
+      s.expectHead = true;
+      return [{ kind: "matched", table: msg.table, seat: msg.seat, rated: msg.rated === true }];
+    }
     if (this.state === "hello_sent" && msg.id === this._helloId) return this._helloReply(msg);
     const id = msg.id;
     const pending = isInt(id) ? this.pending.get(id) : undefined;
