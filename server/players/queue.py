@@ -121,6 +121,12 @@ class PlayNow:
         self._kick.set()
         return QueueResult(queued=True, rated=cmd.rated, waiting=waiting)
 
+    async def seated(self, player: str) -> None:
+        """The player took a seat (``create_table``, ``join``, ``rematch``, ``start``):
+        out of the queue, so the matchmaker never seats someone already playing."""
+        with contextlib.suppress(StorageUnavailable):
+            await self.queue.remove(player)
+
     async def went_offline(self, player: str) -> None:
         """The player's last connection here closed: their request waits ``queue_grace_s``
         for them."""

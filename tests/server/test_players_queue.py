@@ -152,3 +152,34 @@ async def test_a_player_matched_while_away_finds_the_seat_in_list_tables(
             assert resumed["seat"] == 0 and resumed["snapshot"] is True
         finally:
             await back.close()
+
+
+@pytest.fixture
+async def slow_bots_server(redis_url: str, key_prefix: str, redis_client: Any) -> Any:
+    settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
+                               queue_bots_after_s=600)
+    async with running(settings) as srv:
+        yield srv
+
+
+async def test_taking_a_seat_anywhere_leaves_the_queue(slow_bots_server):
+    """Gap of issue 27: a queued player who creates or joins a table is out of the queue,
+    so the matchmaker never seats them at a second table."""
+    srv = slow_bots_server
+    a, e, *others = await clients_of(srv, 5)
+    try:
+        await a.call("queue", options=FAST)
+        await e.call("queue", options=FAST)
+        created = await a.call("create_table")
+        assert a.welcome["player_id"] not in await srv.hub.queue.queue.all()
+        await e.call("join", table=created["table"])
+        assert await srv.hub.queue.queue.waiting() == 0
+        for c in others:
+            await c.call("queue", options=FAST)
+        await srv.hub.queue.tick()       # three compatible requests: no table yet
+        assert sorted(await srv.hub.queue.queue.all()) == sorted(
+            c.welcome["player_id"] for c in others)
+        assert srv.hub.queue.formed == 0 and not matched(a) and not matched(e)
+    finally:
+        for c in (a, e, *others):
+            await c.close()
