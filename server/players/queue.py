@@ -184,18 +184,21 @@ class PlayNow:
                     continue
             self._decoded[blob] = requests[player] = request
         made = 0
-        for formed in form(list(requests.values()), now, self.settings.queue_bots_after_s):
-            taken = [(r.player, raw[r.player]) for r in formed.requests]
-            if not await self.queue.take(taken):
-                continue      # one of them changed meanwhile: the next tick sees it
-            try:
-                await self._seat(formed)
-                made += 1
-            except Exception:
-                log.exception("matchmaker: could not make a table; requests put back")
-                for player, blob in taken:
-                    with contextlib.suppress(StorageUnavailable):
-                        await self.queue.put(player, blob)
+        tables = form(list(requests.values()), now, self.settings.queue_bots_after_s)
+        # Its tables count against the server's limit like any: at the limit they wait.
+        async with self.lobby.openings.matching(len(tables)) as room:
+            for formed in tables[:room]:
+                taken = [(r.player, raw[r.player]) for r in formed.requests]
+                if not await self.queue.take(taken):
+                    continue      # one of them changed meanwhile: the next tick sees it
+                try:
+                    await self._seat(formed)
+                    made += 1
+                except Exception:
+                    log.exception("matchmaker: could not make a table; requests put back")
+                    for player, blob in taken:
+                        with contextlib.suppress(StorageUnavailable):
+                            await self.queue.put(player, blob)
         if made:
             self.formed += made
             async with self.changed:

@@ -183,3 +183,30 @@ async def test_taking_a_seat_anywhere_leaves_the_queue(slow_bots_server):
     finally:
         for c in (a, e, *others):
             await c.close()
+
+
+async def test_the_matchmakers_tables_count_against_the_server_table_limit(
+        redis_url, key_prefix, redis_client):
+    """Gap of issue 27: with room for one more table, eight queued players make one table
+    (not two: the limit counts the matchmaker's tables like any); the others wait."""
+    settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
+                               queue_bots_after_s=600, max_tables=2)
+    async with running(settings) as srv:
+        creator, *clients = await clients_of(srv, 9)
+        try:
+            await creator.call("create_table")
+            for c in clients:
+                await c.call("queue", options=FAST)
+            async with asyncio.timeout(10):
+                async with srv.hub.queue.changed:
+                    await srv.hub.queue.changed.wait_for(lambda: srv.hub.queue.formed >= 1)
+            await srv.hub.queue.tick()      # nothing more: the server is at its limit
+            assert srv.hub.queue.formed == 1
+            assert await srv.hub.queue.queue.waiting() == 4
+            assert len(await srv.hub.lobby.listing.entries(fresh=True)) == 2
+            with pytest.raises(ServerError) as err:
+                await creator.call("create_table")
+            assert err.value.code == "too_many_tables"
+        finally:
+            for c in (creator, *clients):
+                await c.close()
