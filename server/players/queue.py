@@ -13,7 +13,8 @@
   A player matched while away finds the seat in ``list_tables``'s ``seats`` on resume.
 - A player whose last connection closes while queued is marked offline; back within
   ``queue_grace_s`` (a hello), they keep their place; otherwise the matchmaker drops the
-  request.
+  request. A player seated at a match in play is never matched: the matchmaker drops
+  their request (and a seat taken anywhere takes its player out of the queue).
 """
 
 from __future__ import annotations
@@ -187,7 +188,13 @@ class PlayNow:
         tables = form(list(requests.values()), now, self.settings.queue_bots_after_s)
         # Its tables count against the server's limit like any: at the limit they wait.
         async with self.lobby.openings.matching(len(tables)) as room:
+            busy = await self._playing() if tables else set()
             for formed in tables[:room]:
+                playing = [(r.player, raw[r.player]) for r in formed.requests
+                           if r.player in busy]
+                if playing:     # they play a match elsewhere: out of the queue
+                    await self.queue.take(playing)
+                    continue
                 taken = [(r.player, raw[r.player]) for r in formed.requests]
                 if not await self.queue.take(taken):
                     continue      # one of them changed meanwhile: the next tick sees it
@@ -204,6 +211,11 @@ class PlayNow:
             async with self.changed:
                 self.changed.notify_all()
         return made
+
+    async def _playing(self) -> set[str]:
+        """The players seated at a match in play (the lobby every process sees)."""
+        entries = await self.lobby.listing.entries()
+        return {p for e in entries.values() if e.status == "playing" for p in e.players}
 
     async def _seat(self, formed: Formed) -> Table:
         """Make the table, seat the players, start the match, tell everyone."""

@@ -11,7 +11,7 @@ from server.app import running
 
 from .conftest import server_settings
 from .netclient import NetClient, ServerError
-from .players import autoplay
+from .players import autoplay, four_humans
 
 FAST = {"deals": 1, "bot_delay_ms": 0}
 
@@ -210,3 +210,24 @@ async def test_the_matchmakers_tables_count_against_the_server_table_limit(
         finally:
             for c in (creator, *clients):
                 await c.close()
+
+
+async def test_the_matchmaker_never_seats_a_player_at_a_match_in_play(slow_bots_server):
+    """Gap of issue 27: someone who queues while seated at a match in play is dropped from
+    the queue by the matchmaker instead of being seated at a second table."""
+    srv = slow_bots_server
+    clients = await clients_of(srv, 7)
+    try:
+        table = await four_humans(clients[:4])
+        await clients[0].call("queue", options=FAST)
+        for c in clients[4:]:
+            await c.call("queue", options=FAST)
+        await srv.hub.queue.tick()
+        assert srv.hub.queue.formed == 0 and not matched(clients[0])
+        assert sorted(await srv.hub.queue.queue.all()) == sorted(
+            c.welcome["player_id"] for c in clients[4:])
+        page = await clients[0].call("list_tables")
+        assert [s["table"] for s in page["seats"]] == [table]
+    finally:
+        for c in clients:
+            await c.close()
