@@ -195,6 +195,9 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         case _:
             raise CommandError(ErrorCode.UNKNOWN_TYPE,
                                f"{type(cmd).__name__} is not a command this server takes")
+    if isinstance(cmd, protocol.CreateTable | protocol.Join | protocol.Rematch | protocol.Start) \
+            and table.state.seat_of(client.player) is not None:
+        await hub.queue.seated(client.player)       # issue 27: a seat leaves the queue
     watching = client in table.viewers
     known = table.id in client.tables
     if watching:

@@ -31,6 +31,7 @@ from protocol.players import (
 from protocol.results import HistoryResult, ProfileResult
 from server.game import Match
 from server.store import StorageUnavailable, Store
+from server.store.accounts import AccountStore
 from server.store.history import (
     HistoryStore,
     Pair,
@@ -116,6 +117,7 @@ class Players:
         self.history = HistoryStore(store, Retention(max_age_s=settings.history_ttl_s,
                                                      max_count=settings.history_max))
         self.accounts = SessionAccounts(store)
+        self.registered_accounts = AccountStore(store)
         #: Matches this process kept so far, and a way to wait for the next (tests, tools).
         self.kept = 0
         self._kept = asyncio.Condition()
@@ -199,8 +201,13 @@ class Players:
             stats = await self.history.stats(account)
             rated = (await self.history.ratings([account])).get(account)
             if stats is None and rated is None:
-                raise CommandError(ErrorCode.NO_SUCH_PLAYER, "no registered player has "
-                                   "finished a match under this name")
+                # An account that has not finished a match yet has a profile all the same:
+                # no match, no rating yet (the start of the scale, ``ladder``'s normal).
+                known = await self.registered_accounts.account(account)
+                if known is None:
+                    raise CommandError(ErrorCode.NO_SUCH_PLAYER, "no player is registered "
+                                       "under this name")
+                stats = {"name": known.name}
             stats = stats or {}
             recent, _ = await self.history.page(
                 account=account, limit=MAX_PROFILE_RECENT,

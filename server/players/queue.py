@@ -13,7 +13,8 @@
   A player matched while away finds the seat in ``list_tables``'s ``seats`` on resume.
 - A player whose last connection closes while queued is marked offline; back within
   ``queue_grace_s`` (a hello), they keep their place; otherwise the matchmaker drops the
-  request.
+  request. A player seated at a match in play is never matched: the matchmaker drops
+  their request (and a seat taken anywhere takes its player out of the queue).
 """
 
 from __future__ import annotations
@@ -121,6 +122,12 @@ class PlayNow:
         self._kick.set()
         return QueueResult(queued=True, rated=cmd.rated, waiting=waiting)
 
+    async def seated(self, player: str) -> None:
+        """The player took a seat (``create_table``, ``join``, ``rematch``, ``start``):
+        out of the queue, so the matchmaker never seats someone already playing."""
+        with contextlib.suppress(StorageUnavailable):
+            await self.queue.remove(player)
+
     async def went_offline(self, player: str) -> None:
         """The player's last connection here closed: their request waits ``queue_grace_s``
         for them."""
@@ -178,23 +185,37 @@ class PlayNow:
                     continue
             self._decoded[blob] = requests[player] = request
         made = 0
-        for formed in form(list(requests.values()), now, self.settings.queue_bots_after_s):
-            taken = [(r.player, raw[r.player]) for r in formed.requests]
-            if not await self.queue.take(taken):
-                continue      # one of them changed meanwhile: the next tick sees it
-            try:
-                await self._seat(formed)
-                made += 1
-            except Exception:
-                log.exception("matchmaker: could not make a table; requests put back")
-                for player, blob in taken:
-                    with contextlib.suppress(StorageUnavailable):
-                        await self.queue.put(player, blob)
+        tables = form(list(requests.values()), now, self.settings.queue_bots_after_s)
+        # Its tables count against the server's limit like any: at the limit they wait.
+        async with self.lobby.openings.matching(len(tables)) as room:
+            busy = await self._playing() if tables else set()
+            for formed in tables[:room]:
+                playing = [(r.player, raw[r.player]) for r in formed.requests
+                           if r.player in busy]
+                if playing:     # they play a match elsewhere: out of the queue
+                    await self.queue.take(playing)
+                    continue
+                taken = [(r.player, raw[r.player]) for r in formed.requests]
+                if not await self.queue.take(taken):
+                    continue      # one of them changed meanwhile: the next tick sees it
+                try:
+                    await self._seat(formed)
+                    made += 1
+                except Exception:
+                    log.exception("matchmaker: could not make a table; requests put back")
+                    for player, blob in taken:
+                        with contextlib.suppress(StorageUnavailable):
+                            await self.queue.put(player, blob)
         if made:
             self.formed += made
             async with self.changed:
                 self.changed.notify_all()
         return made
+
+    async def _playing(self) -> set[str]:
+        """The players seated at a match in play (the lobby every process sees)."""
+        entries = await self.lobby.listing.entries()
+        return {p for e in entries.values() if e.status == "playing" for p in e.players}
 
     async def _seat(self, formed: Formed) -> Table:
         """Make the table, seat the players, start the match, tell everyone."""

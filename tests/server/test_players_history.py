@@ -223,3 +223,18 @@ async def test_registered_players_guests_first_see_their_rated_match_on_their_pr
                                                                               abs=1e-4)
         # The guest's match is the account's too (registration kept the session's).
         assert [r["table"] for r in prof["recent"]] == [table, warmup]
+
+
+async def test_a_registered_account_without_a_finished_match_has_an_empty_profile(
+        server, connect):
+    """Gap of issue 27: an account exists from its `register`, so `profile` answers it
+    (no match, no rating yet) instead of `no_such_player`; an unknown name still does."""
+    ana, bo = await connect("Ana"), await connect("Bo")
+    await ana.call("register", name="Ana", password="correct horse battery")
+    prof = await bo.call("profile", name="ANA")
+    assert (prof["name"], prof["played"], prof["won"], prof["rated_played"]) == ("Ana", 0, 0, 0)
+    assert prof["rating"] is None and prof["partners"] == [] and prof["recent"] == []
+    assert prof["ladder"]
+    with pytest.raises(ServerError) as err:
+        await bo.call("profile", name="Nobody")
+    assert err.value.code == "no_such_player"

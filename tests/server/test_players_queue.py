@@ -11,7 +11,7 @@ from server.app import running
 
 from .conftest import server_settings
 from .netclient import NetClient, ServerError
-from .players import autoplay
+from .players import autoplay, four_humans
 
 FAST = {"deals": 1, "bot_delay_ms": 0}
 
@@ -152,3 +152,82 @@ async def test_a_player_matched_while_away_finds_the_seat_in_list_tables(
             assert resumed["seat"] == 0 and resumed["snapshot"] is True
         finally:
             await back.close()
+
+
+@pytest.fixture
+async def slow_bots_server(redis_url: str, key_prefix: str, redis_client: Any) -> Any:
+    settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
+                               queue_bots_after_s=600)
+    async with running(settings) as srv:
+        yield srv
+
+
+async def test_taking_a_seat_anywhere_leaves_the_queue(slow_bots_server):
+    """Gap of issue 27: a queued player who creates or joins a table is out of the queue,
+    so the matchmaker never seats them at a second table."""
+    srv = slow_bots_server
+    a, e, *others = await clients_of(srv, 5)
+    try:
+        await a.call("queue", options=FAST)
+        await e.call("queue", options=FAST)
+        created = await a.call("create_table")
+        assert a.welcome["player_id"] not in await srv.hub.queue.queue.all()
+        await e.call("join", table=created["table"])
+        assert await srv.hub.queue.queue.waiting() == 0
+        for c in others:
+            await c.call("queue", options=FAST)
+        await srv.hub.queue.tick()       # three compatible requests: no table yet
+        assert sorted(await srv.hub.queue.queue.all()) == sorted(
+            c.welcome["player_id"] for c in others)
+        assert srv.hub.queue.formed == 0 and not matched(a) and not matched(e)
+    finally:
+        for c in (a, e, *others):
+            await c.close()
+
+
+async def test_the_matchmakers_tables_count_against_the_server_table_limit(
+        redis_url, key_prefix, redis_client):
+    """Gap of issue 27: with room for one more table, eight queued players make one table
+    (not two: the limit counts the matchmaker's tables like any); the others wait."""
+    settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
+                               queue_bots_after_s=600, max_tables=2)
+    async with running(settings) as srv:
+        creator, *clients = await clients_of(srv, 9)
+        try:
+            await creator.call("create_table")
+            for c in clients:
+                await c.call("queue", options=FAST)
+            async with asyncio.timeout(10):
+                async with srv.hub.queue.changed:
+                    await srv.hub.queue.changed.wait_for(lambda: srv.hub.queue.formed >= 1)
+            await srv.hub.queue.tick()      # nothing more: the server is at its limit
+            assert srv.hub.queue.formed == 1
+            assert await srv.hub.queue.queue.waiting() == 4
+            assert len(await srv.hub.lobby.listing.entries(fresh=True)) == 2
+            with pytest.raises(ServerError) as err:
+                await creator.call("create_table")
+            assert err.value.code == "too_many_tables"
+        finally:
+            for c in (creator, *clients):
+                await c.close()
+
+
+async def test_the_matchmaker_never_seats_a_player_at_a_match_in_play(slow_bots_server):
+    """Gap of issue 27: someone who queues while seated at a match in play is dropped from
+    the queue by the matchmaker instead of being seated at a second table."""
+    srv = slow_bots_server
+    clients = await clients_of(srv, 7)
+    try:
+        table = await four_humans(clients[:4])
+        await clients[0].call("queue", options=FAST)
+        for c in clients[4:]:
+            await c.call("queue", options=FAST)
+        await srv.hub.queue.tick()
+        assert srv.hub.queue.formed == 0 and not matched(clients[0])
+        assert sorted(await srv.hub.queue.queue.all()) == sorted(
+            c.welcome["player_id"] for c in clients[4:])
+        page = await clients[0].call("list_tables")
+        assert [s["table"] for s in page["seats"]] == [table]
+    finally:
+        for c in clients:
+            await c.close()
