@@ -216,6 +216,12 @@ class Cluster:
                         self._changed.clear()
                         for tid in self._watch - self._subscribed:
                             await self._sub(pubsub, tid)
+                            # What the others published before this subscription took
+                            # effect was never heard here (a table made here that players
+                            # on another process joined at once): read it from the log.
+                            table = tables.get(tid)
+                            if table is not None:
+                                table.hear(None)
                         for tid in self._subscribed - self._watch:
                             await pubsub.sunsubscribe(self.store.keys.events(tid))
                             self._subscribed.discard(tid)
