@@ -28,13 +28,16 @@ import protocol
 from protocol import TableInfo
 
 from . import render
+from .app_account import AccountCommands
 from .app_core import explain
 from .app_game import GameCommands
 from .app_lobby import LobbyCommands
+from .app_players import PlayerCommands
 from .app_replay import ReplayCommands
 from .app_table import TableCommands
 from .commands import InputError, parse_seat
 from .connection import Connection, ConnectionFailed, ServerError
+from .i18n import tr, tr_text
 from .sessions import SessionFile
 
 log = logging.getLogger(__name__)
@@ -43,7 +46,8 @@ log = logging.getLogger(__name__)
 CHAT_LINE = re.compile(r"\s*(?:(?:say|chat)\s+|')(?P<text>.*\S.*)", re.I | re.S)
 
 
-class App(LobbyCommands, TableCommands, ReplayCommands, GameCommands):
+class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameCommands,
+          AccountCommands):
     """The prompt: start-up, the read loop, Ctrl-C around commands, and which area each
     command belongs to."""
 
@@ -77,12 +81,11 @@ class App(LobbyCommands, TableCommands, ReplayCommands, GameCommands):
         except ConnectionFailed as exc:
             self.show(render.problem(str(exc)))
             return 1
-        hello = Text("Connected to ")
-        hello.append_text(render.safe(self.conn.url, 100)).append(" as ")
-        hello.append_text(render.safe(self.conn.server_name, 32))
+        hello = tr_text("cli.connected", url=render.safe(self.conn.url, 100),
+                        name=render.safe(self.conn.server_name, 32))
         if self.name_note:
             hello.append(f" ({self.name_note})")
-        hello.append(". Type `help` for the commands, `quit` to leave.")
+        hello.append(". " + tr("cli.connected.help"))
         self.show(hello)
         self._install_sigint()
         try:
@@ -239,10 +242,26 @@ class App(LobbyCommands, TableCommands, ReplayCommands, GameCommands):
             self._review(args)
         elif word == "hint" and not args:
             await self._hint()
+        elif word == "register":
+            await self._register(args)
+        elif word == "login":
+            await self._login(args)
+        elif word == "logout":
+            await self._logout(args)
+        elif word in ("passwd", "password"):
+            await self._passwd(args)
         elif word == "play":
-            if len(args) != 1:
-                raise InputError("Type `play` and a card code or number, or just the card.")
-            self._play(args[0])
+            if len(args) == 1 and "=" not in args[0] \
+                    and args[0].lower() not in ("rated", "casual"):
+                self._play(args[0])                 # a card
+            else:
+                await self._play_now(args)          # play now (issue 27)
+        elif word in ("cancel", "unqueue") and not args:
+            await self._cancel()
+        elif word == "history":
+            await self._history(args)
+        elif word == "profile":
+            await self._profile(args)
         elif word == "chanter":
             self._chanter(args)
         elif word == "discard":

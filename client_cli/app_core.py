@@ -296,4 +296,4 @@ def signals_help() -> RenderableType:
     table.add_column("meaning")
     for name, meaning in render.SIGNAL_MEANINGS.items():
         table.add_row(f"signal {name}" if name != "aces" else "signal aces N", meaning)
-    return Group(Text(render.HELP_SIGNALS_INTRO), table)
+    return Group(Text(render.help_text("signals")), table)

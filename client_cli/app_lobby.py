@@ -37,18 +37,21 @@ class LobbyCommands(AppCore):
         topic = args[0].lower() if args else ""
         if topic in ("strength", "cards", "r3"):
             self.show(render.strength_table())
+        elif topic in ("play", "history", "profile", "cancel"):
+            from .render_players import HELP_PLAY
+            self.show(Text(HELP_PLAY))
         elif topic in ("signals", "signal", "r15", "r16"):
             self.show(signals_help())
         elif topic in ("rules", "rule"):
-            self.show(Text(render.HELP_RULES))
+            self.show(Text(render.help_text("rules")))
         elif topic in ("mordienne", "r13", "r13a"):
-            self.show(Text(render.HELP_MORDIENNE))
+            self.show(Text(render.help_text("mordienne")))
         elif topic in ("chanter", "r9"):
-            self.show(Text(render.HELP_CHANTER))
+            self.show(Text(render.help_text("chanter")))
         elif topic == "create":
-            self.show(Text(render.HELP_CREATE))
+            self.show(Text(render.help_text("create")))
         else:
-            self.show(Text(render.HELP), render.strength_table(),
+            self.show(Text(render.help_text("main")), render.strength_table(),
                       render.note("Everything is legal to play (R10): there is no duty to "
                                   "follow suit. A tie for the top card spoils the trick (R11). "
                                   "`help rules` sums up the rules."))

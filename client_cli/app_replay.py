@@ -5,20 +5,31 @@ a seat's decisions, and (at a table with ``hints``) what the expert would play n
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 from rich.text import Text
 
 import protocol
+from protocol.records import Record
 from server.game.errors import RecordError
 
 from . import render
 from .app_core import explain
 from .app_game import GameCommands
-from .commands import InputError, parse_seat
+from .commands import InputError, parse_replay_args, parse_seat
 from .connection import ConnectionFailed, ServerError
 from .model import TableModel
-from .replay import KEYS as REPLAY_KEYS
-from .replay import REVIEW_POLL_S, Replay, hint_text, review_progress, review_summary
+from .replay import (
+    REVIEW_POLL_S,
+    HintMap,
+    Replay,
+    ReviewMap,
+    ReviewProgress,
+    hint_text,
+    keys_text,
+    review_progress,
+    review_summary,
+)
 
 
 class ReplayCommands(GameCommands):
@@ -28,14 +39,16 @@ class ReplayCommands(GameCommands):
     replaying: Replay | None = None
 
     async def _replay(self, args: list[str]) -> None:
-        """Step through a finished match of this table, every hand face up (issue 28)."""
-        table = self._need_table()
-        if len(args) > 1 or (args and not args[0].isdigit()):
-            raise InputError("Type `replay`, or `replay MATCH` for an earlier match here.")
-        result = await self.conn.call(protocol.GetRecord, table=table,
-                                      match=int(args[0]) if args else None)
+        """Step through a finished match, every hand face up (issue 28): this table's, or
+        another's by its id or a browser's replay link (a private one's with its code)."""
+        table, match, code = parse_replay_args(args)
+        seat = None
+        if table is None:
+            table, seat = self._need_table(), self._need_model().seat
+        result = await self.conn.call(protocol.GetRecord, table=table, match=match, code=code)
         try:
-            self.replaying = Replay(result.get("record") or {}, seat=self._need_model().seat)
+            # The wire's edge: a plain map, checked by the replay (R18) before any use.
+            self.replaying = Replay(cast(Record, result.get("record") or {}), seat=seat)
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             raise InputError(f"This record cannot be replayed: {exc}") from None
         self.show(self.replaying.render())
@@ -73,11 +86,11 @@ class ReplayCommands(GameCommands):
             now = (r.get("status"), r.get("done"), r.get("total"))
             if now != shown:
                 shown = now
-                self.show(review_progress(r, render.who(model, seat)))
+                self.show(review_progress(cast(ReviewProgress, r), render.who(model, seat)))
             await asyncio.sleep(REVIEW_POLL_S)
-        review = r.get("review") or {}
-        record = (await self.conn.call(protocol.GetRecord, table=model.table,
-                                       match=r.get("match"))).get("record") or {}
+        review = cast(ReviewMap, r.get("review") or {})
+        got = await self.conn.call(protocol.GetRecord, table=model.table, match=r.get("match"))
+        record = cast(Record, got.get("record") or {})
         self.show(review_summary(review, render.who(model, seat)))
         try:
             self.replaying = Replay(record, seat=model.seat, review=review)
@@ -90,14 +103,14 @@ class ReplayCommands(GameCommands):
         """What would the expert play now? (a table with ``hints=on``, issue 28)"""
         model = self._game_model()
         result = await self.conn.call(protocol.RequestHint, table=model.table)
-        self.show(hint_text(result))
+        self.show(hint_text(cast(HintMap, result)))
 
     def _step_replay(self, line: str) -> None:
         assert self.replaying is not None
         try:
             going = self.replaying.command(line.strip())
         except ValueError:
-            self.show(Text(REPLAY_KEYS, style="dim"))
+            self.show(Text(keys_text(), style="dim"))
             return
         if going:
             self.show(self.replaying.render())

@@ -20,7 +20,7 @@ class ServerError(Exception):
     """An ``error`` reply to a command."""
 
     def __init__(self, code: str, message: str = "",
-                 details: dict[str, Any] | None = None) -> None:
+                 details: protocol.ErrorDetails | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message

@@ -6,7 +6,6 @@ Every parser raises :class:`InputError` with a sentence the prompt can show as i
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from protocol import MAX_NAME_LEN, clean_text, is_card
 from server.game.actions import SIGNALS
@@ -29,6 +28,31 @@ def parse_table_ref(text: str) -> tuple[str, str | None]:
     if m:
         return m.group(1), m.group(2)
     return text, None
+
+
+_REPLAY_LINK = re.compile(r"https?://[^/\s]+/r/([A-Za-z0-9_-]{1,64})(?:/([1-9][0-9]{0,5}))?"
+                          r"(?:#code=([A-Za-z0-9]{1,16}))?/?")
+
+
+def parse_replay_args(args: list[str]) -> tuple[str | None, int | None, str | None]:
+    """What ``replay`` was given: nothing (this table's latest match), ``MATCH``, a browser's
+    replay link ``http://host/r/<table>/<match>#code=K7Q2`` (issue 28: a private table's
+    link carries its code), or ``TABLE [MATCH] [CODE]``: (table or None for this one,
+    match or None for the latest, code or None)."""
+    if not args:
+        return None, None, None
+    if len(args) == 1 and args[0].isdigit():
+        return None, int(args[0]), None
+    m = _REPLAY_LINK.fullmatch(args[0].strip())
+    if m and len(args) == 1:
+        return m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3)
+    table, code = parse_table_ref(args[0])
+    rest = args[1:]
+    match = int(rest.pop(0)) if rest and rest[0].isdigit() else None
+    if len(rest) > 1 or (rest and code is not None):
+        raise InputError("Type `replay`, `replay MATCH`, `replay TABLE [MATCH] [CODE]` or "
+                         "paste a replay link.")
+    return table, match, rest[0] if rest else code
 
 
 def resolve_card(token: str, hand: list[str]) -> str:
@@ -64,7 +88,7 @@ _ALIASES = {
 }
 _INTS = {"deals": (1, 50), "target_points": (1, 50), "bot_delay_ms": (0, 10_000),
          "turn_timer_s": (1, 3600), "grace_s": (0, 3600)}
-_BOOLS = ("mordienne", "chanter", "partner_draw", "auto_start", "hints")
+_BOOLS = ("mordienne", "chanter", "partner_draw", "auto_start", "hints", "rated")
 
 
 def parse_bool(text: str, what: str) -> bool:
@@ -74,9 +98,9 @@ def parse_bool(text: str, what: str) -> bool:
         raise InputError(f"{what} takes on or off, not “{clean_text(text)[:20]}”.") from None
 
 
-def parse_create(tokens: list[str]) -> tuple[dict[str, Any], bool, str | None]:
+def parse_create(tokens: list[str]) -> tuple[dict[str, object], bool, str | None]:
     """``create deals=1 chanter=on private name=Friday`` → (options, private, name)."""
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     private = False
     name: str | None = None
     for token in tokens:

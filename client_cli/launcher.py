@@ -38,9 +38,13 @@ class LaunchFailed(Exception):
 
 def server_command(data_dir: Path) -> list[str]:
     """The ``aluette-server`` program for a private local game: 127.0.0.1 on a free port,
-    the embedded store in ``data_dir`` (never a Redis from the environment)."""
+    the embedded store in ``data_dir`` (never a Redis from the environment), no admission
+    control."""
     return [sys.executable, "-m", "server.app", "--host", "127.0.0.1", "--port", "0",
-            "--data-dir", str(data_dir), "--key-prefix", "aluette-play", "--redis-url", ""]
+            "--data-dir", str(data_dir), "--key-prefix", "aluette-play", "--redis-url", "",
+            # One player on their own machine: admission control (which turns new players
+            # away while the loop lags) would only refuse that player on a busy computer.
+            "--busy-lag-ms", "0"]
 
 
 def _environment() -> dict[str, str]:

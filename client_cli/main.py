@@ -25,8 +25,10 @@ from rich.text import Text
 import protocol
 from protocol.limits import BOT_THINK_S
 
+from . import i18n
 from .app import App
 from .commands import LEVELS
+from .i18n import add_lang_flag
 from .launcher import LaunchFailed, local_server
 from .netbot import NetBot
 from .sessions import SessionFile
@@ -70,6 +72,7 @@ def choose_name(given: str | None, console: Console,
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    i18n.choose(None)                   # the help speaks the environment's language
     parser = argparse.ArgumentParser(
         prog="aluette", description="Play Aluette online from the terminal.",
         epilog="`aluette play` starts a private local server and seats you with three bots.")
@@ -103,7 +106,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--new-session", action="store_true",
                         help="do not take back the session remembered for this server and "
                              "name (it is kept in $XDG_STATE_HOME/aluette)")
+    add_lang_flag(parser)
     args = parser.parse_args(argv)
+    i18n.choose(args.lang)
     if not 1 <= args.deals <= 50:
         parser.error("--deals must be from 1 to 50")
     if not 0 <= args.think_ms <= 60_000:

@@ -33,7 +33,7 @@ from .model import TableModel, new_contribution
 
 class NetBot:
     def __init__(self, url: str, level: str, name: str, console: Console, *,
-                 table: str | None = None, options: dict[str, Any] | None = None,
+                 table: str | None = None, options: dict[str, object] | None = None,
                  seed: int | None = None, quiet: bool = False,
                  think_s: float | None = BOT_THINK_S) -> None:
         self.level = level

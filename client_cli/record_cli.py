@@ -15,9 +15,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from protocol.records import Record, RecordSummary
 from server.game import fair
 from server.game.cards import card_name
 from server.game.record import RecordError, verify_record
+
+from . import i18n
+from .i18n import add_lang_flag
 
 
 def _load(path: str) -> Any:
@@ -41,7 +45,7 @@ VERDICTS = {"team0": "team 0 wins", "team1": "team 1 wins", "draw": "a draw"}
 EXIT_BROKEN_PIPE = 141
 
 
-def verdict(summary: dict[str, Any]) -> str:
+def verdict(summary: RecordSummary) -> str:
     """``team 0 wins``, ``a draw``, or ``match unfinished`` (R14)."""
     return VERDICTS.get(str(summary.get("result")), "match unfinished")
 
@@ -54,7 +58,7 @@ def _team(seat: int | None) -> str:
     return "-" if seat is None else f"team {seat % 2}"
 
 
-def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
+def fairness(record: Record, summary: RecordSummary) -> str:
     """R8a in words: whether the deals are proven to follow from the committed seed, the
     full commitment, and how many players contributed."""
     if summary.get("fair") == "proven":
@@ -65,7 +69,7 @@ def fairness(record: dict[str, Any], summary: dict[str, Any]) -> str:
             "fair deals, R8a)")
 
 
-def _summary_text(path: str, record: dict[str, Any], summary: dict[str, Any]) -> str:
+def _summary_text(path: str, record: Record, summary: RecordSummary) -> str:
     lines = [f"{path}: OK"]
     for number, deal in enumerate(summary["deals"], start=1):
         spoiled = sum(1 for t in deal["tricks"] if t["winner"] is None)
@@ -106,7 +110,7 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
-def render_match(record: dict[str, Any], summary: dict[str, Any]) -> str:
+def render_match(record: Record, summary: RecordSummary) -> str:
     """A verified record, trick by trick, in words: card names, leaders, winners, results."""
     names = record.get("seats") or []
     out: list[str] = []
@@ -194,7 +198,7 @@ def _replay(args: argparse.Namespace) -> int:
     # Imported here: the replay speaks the terminal client's words (rich, its renderer).
     from rich.console import Console
 
-    from .replay import KEYS, Replay
+    from .replay import Replay, keys_text
 
     path = args.file
     try:
@@ -221,7 +225,7 @@ def _replay(args: argparse.Namespace) -> int:
             if not replay.command(line.strip()):
                 return 0
         except ValueError:
-            console.print(KEYS)
+            console.print(keys_text())
             continue
         console.print(replay.render())
 
@@ -231,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="aluette-record",
         description="Verify, show or review Aluette match records (R17, R18)."
     )
+    i18n.choose(None)
+    add_lang_flag(parser)
     sub = parser.add_subparsers(dest="command", required=True)
     verify = sub.add_parser("verify", help="replay records under the rules; check that "
                             "their deals follow from the revealed seed (R8a)")
@@ -266,6 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "costly plays are marked")
     replay.add_argument("--all", action="store_true", help="print every step, then stop")
     args = parser.parse_args(argv)
+    i18n.choose(args.lang)
     commands = {"verify": _verify, "show": _show, "review": _review, "replay": _replay}
     try:
         status = commands[args.command](args)

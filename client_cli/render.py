@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+import locales
 import protocol
 from protocol import (
     CardPlayed,
@@ -50,6 +51,7 @@ from server.game.cards import MAJEURES, STRENGTH, card_name, sort_by_strength
 from server.game.seats import partner_of, team_of
 
 from .explain import DealFacts, deal_facts
+from .i18n import card_words, tr, tr_text
 from .model import TableModel
 
 #: Suit symbol and colour (R2: o oros/coins, c copas/cups, b bastos/batons, e espadas/swords).
@@ -68,39 +70,18 @@ SIGNAL_MEANINGS: dict[str, str] = {
     "going_mordienne": "I am going for mordienne",
 }
 
-#: Server error codes in plain words (docs/PROTOCOL.md, "Error codes").
+#: Server error codes the client puts in plain words (docs/PROTOCOL.md, "Error codes"): the
+#: sentences are the catalogues' ``cli.error.<code>`` (English here, for reference).
 ERROR_SENTENCES: dict[str, str] = {
-    "not_your_turn": "It is not your turn: wait for your turn to come round (R10).",
-    "card_not_in_hand": "You do not hold that card. Type a card from your hand, or its number.",
-    "wrong_phase": "That cannot be done at this point of the deal.",
-    "match_over": "The match is over.",
-    "signals_off": "This table does not allow signals (R16).",
-    "bad_discard": "Discard exactly six different cards of your hand (R9).",
-    "unknown_card": "That is not a card code: rank 1-9, V, C or R, then suit o, c, b or e (R2).",
-    "no_such_table": "There is no such table (type `tables` to list them).",
-    "bad_code": "That table is private: it needs the right join code.",
-    "seat_taken": "That seat is taken; pick another one or leave it out.",
-    "table_full": "All four seats are taken; you can `watch` the table instead.",
-    "not_seated": "You have no seat at that table.",
-    "not_at_table": "You are not at that table.",
-    "not_creator": "Only the player who created the table can do that.",
-    "not_ready": "The table cannot start: fill all four seats with players or bots first.",
-    "too_many_tables": "The server has no room for another table right now.",
-    "too_many_reviews": "You have as many reviews waiting as allowed: ask again once one is done.",
-    "hints_off": "This table does not allow hints (a casual table may turn them on).",
-    "too_many_spectators": "That table has all the spectators it can take.",
-    "rate_limited": "Slow down: too many commands at once.",
-    "storage_unavailable": "The server could not save that, so nothing changed; try again.",
-    "internal_error": "The server hit an internal error; nothing changed.",
-    "shutting_down": "The server is restarting; nothing changed. Try again in a moment.",
-    "server_busy": "The server is too busy for new tables or players right now; try again "
-                   "in a few seconds.",
-    "conflict": "The table changed while your move was being applied; nothing changed. "
-                "Try again.",
-    "bad_token": "The server no longer knows this session.",
-    "invalid_field": "The server refused a value",
-    "unknown_type": "The server does not know that command.",
-}
+    code: locales.text("en", f"cli.error.{code}") for code in (
+        "not_your_turn", "card_not_in_hand", "wrong_phase", "match_over", "signals_off",
+        "bad_discard", "unknown_card", "no_such_table", "bad_code", "seat_taken",
+        "table_full", "not_seated", "not_at_table", "not_creator", "not_ready",
+        "too_many_tables", "too_many_reviews", "hints_off", "too_many_spectators",
+        "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
+        "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type",
+        "too_many_marks", "name_taken", "name_refused", "bad_credentials",
+        "login_throttled", "already_registered", "not_registered", "no_such_player")}
 
 
 def safe(value: object, limit: int = 200) -> Text:
@@ -110,16 +91,15 @@ def safe(value: object, limit: int = 200) -> Text:
 
 def error_text(code: str, message: str = "", card: str | None = None) -> Text:
     """An ``error`` reply as a sentence; unknown codes are shown like internal_error."""
-    sentence = ERROR_SENTENCES.get(code)
+    sentence = tr(f"cli.error.{code}") if code in ERROR_SENTENCES else None
     out = Text("✗ ", style="bold red")
     if code == "card_not_in_hand" and card:
-        out.append(f"You do not hold {card} ({card_name(card)}). ")
-        out.append("Type a card from your hand, or its number.")
-    elif code == "invalid_field":
+        out.append(tr("cli.error.card_not_in_hand.card", card=card, name=card_words(card)))
+    elif code in ("invalid_field", "name_refused"):
         out.append(f"{sentence}: ")
         out.append_text(safe(message))
     elif sentence is None:
-        out.append("The server refused that: ")
+        out.append(tr("cli.error.refused") + " ")
         out.append_text(safe(message or code))
     else:
         out.append(sentence)
@@ -146,7 +126,7 @@ def card_text(code: str, with_name: bool = True) -> Text:
     out.append(code, style=style)
     out.append(f" {symbol}", style=colour)
     if with_name:
-        out.append(f" {card_name(code)}")
+        out.append(f" {card_words(code)}")
     return out
 
 
@@ -203,27 +183,26 @@ def who(model: TableModel, seat: int | None) -> Text:
     known yet, or two players with one name).
     """
     if seat is None:
-        return Text("nobody")
-    out = Text()
+        return Text(tr("cli.nobody"))
     if model.seat is not None and seat == model.seat:
-        out.append("you", style="bold")
+        out = Text()
+        out.append(tr("cli.you"), style="bold")
         return out
     if model.seat is not None and seat == partner_of(model.seat):
-        out.append("your partner ")
-    out.append_text(_short(model, seat))
-    return out
+        return tr_text("cli.your_partner", name=_short(model, seat))
+    return _short(model, seat)
 
 
 def _short(model: TableModel, seat: int) -> Text:
     """The shortest unambiguous way to name a seat: ``you``, ``Bo``, ``Ana (seat 2)``."""
     if model.seat == seat:
-        return Text("you", style="bold")
+        return Text(tr("cli.you"), style="bold")
     name = model.seat_name(seat)
     if not name:
-        return Text(f"seat {seat}")
+        return Text(tr("cli.seat", seat=seat))
     out = safe(name, 32)
     if _name_is_shared(model, seat):
-        out.append(f" (seat {seat})")
+        out.append(" " + tr("cli.seat.shared", seat=seat))
     return out
 
 
@@ -238,7 +217,7 @@ def does(model: TableModel, seat: int | None, you_form: str, other_form: str) ->
 def team_label(model: TableModel, team: int) -> str:
     """``your team`` / ``their team`` for a player; spectators get the partners' names."""
     if model.seat is not None:
-        return "your team" if team_of(model.seat) == team else "their team"
+        return tr("cli.team.yours") if team_of(model.seat) == team else tr("cli.team.theirs")
     a, b = (0, 2) if team == 0 else (1, 3)
     return f"{_short(model, a).plain} & {_short(model, b).plain}"
 
@@ -294,10 +273,9 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
     shown, hidden = lobby_order(tables, seats, show_all)
     lines: list[RenderableType] = []
     if not shown:
-        lines.append(note("No tables to join yet. Create one with `create` "
-                          "(see `help create`)."))
+        lines.append(note(tr("cli.lobby.none")))
     else:
-        lines.append(Text("Tables:", style="bold"))
+        lines.append(Text(tr("cli.lobby.title"), style="bold"))
     mine = {s.table: s.seat for s in seats}
     for info in shown:
         opts = info.options
@@ -306,33 +284,38 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         tid.stylize("bold")
         head.append_text(tid)
         head.append("  «").append_text(safe(info.name, 32)).append("»  ")
-        head.append_text(safe(info.status, 12))
+        known = info.status in (*LIVE, "finished", "abandoned")
+        head.append_text(Text(tr(f"cli.status.{info.status}")) if known
+                         else safe(info.status, 12))
         target = opts.target_points
-        deals = (f"to {plural(target, 'point')}" if target
-                 else plural(opts.deals, "deal"))
+        deals = (tr("cli.lobby.to", points=tr("cli.points.n", n=target)) if target
+                 else tr("cli.deals.n", n=opts.deals))
         flags = [deals]
+        if opts.rated:                                 # issue 27
+            flags.append("RATED")
         if opts.chanter:
-            flags.append("chanter")
+            flags.append(tr("cli.lobby.chanter"))
         if opts.partner_draw:
-            flags.append("partner draw")
-        flags.append(f"signals {opts.signals}")
+            flags.append(tr("cli.lobby.partner_draw"))
+        flags.append(tr("cli.lobby.signals", mode=opts.signals))
         if info.private:
-            flags.append("private")
+            flags.append(tr("cli.lobby.private"))
         if info.spectators:
-            flags.append(f"{info.spectators} watching")
+            flags.append(tr("cli.lobby.watching", n=info.spectators))
         head.append("  · " + ", ".join(flags))
         if info.table in mine:
-            head.append(f"  (you: seat {mine[info.table]})", style="green")
+            head.append("  " + tr("cli.lobby.you", seat=mine[info.table]), style="green")
         lines.append(head)
-        seat_line = Text("      seats: ")
+        seat_line = Text("      " + tr("cli.lobby.seats") + " ")
         for i, s in enumerate(info.seats):
             if i:
                 seat_line.append(" · ")
             seat_line.append(f"{i} ")           # seat numbers: `join TABLE SEAT` needs them
             if s.kind == "empty":
-                seat_line.append("empty", style="dim")
+                seat_line.append(tr("cli.lobby.empty"), style="dim")
             elif s.kind == "bot":
-                seat_line.append(f"bot {s.level or ''}".strip(), style="magenta")
+                seat_line.append(tr("cli.lobby.bot", level=s.level or "").strip(),
+                                 style="magenta")
             else:
                 seat_line.append_text(safe(s.name or "?", 32))
                 if s.bot:        # a client that says it is a program (1.5)
@@ -342,11 +325,10 @@ def tables_table(tables: list[TableInfo], seats: list[SeatRef],
         finished = sum(1 for t in tables if t not in shown and t.status not in LIVE)
         parts = []
         if finished:
-            parts.append(plural(finished, "finished table"))
+            parts.append(tr("cli.lobby.finished_n", n=finished))
         if hidden - finished:
-            parts.append(plural(hidden - finished, "empty table"))
-        it = "it" if hidden == 1 else "them"
-        lines.append(note(f"{' and '.join(parts)} hidden: `tables all` shows {it}.",
+            parts.append(tr("cli.lobby.empty_n", n=hidden - finished))
+        lines.append(note(tr("cli.lobby.hidden", n=hidden, tables=tr("fair.and").join(parts)),
                           style="dim"))
     return Group(*lines)
 
@@ -392,14 +374,18 @@ def wants_compact(width: int, height: int) -> bool:
 
 
 def _header(model: TableModel, v: TableView, compact: bool) -> Text:
-    head = Text("Table ", style="bold")
+    head = Text(tr("cli.table") + " ", style="bold")
     head.append_text(safe(model.table, 64))
     if not compact and model.info and model.info.name:
         head.append(" «").append_text(safe(model.info.name, 32)).append("»")
-    head.append(f" · deal {v.deal_number} {_length(v.options, 'to', 'of')} · dealer: ")
-    head.append_text(_short(model, v.dealer) if compact else who(model, v.dealer))
+    head.append(" · ").append_text(tr_text(
+        "cli.head.deal", n=v.deal_number,
+        length=_length(v.options, tr("cli.length.to"), tr("cli.length.of")),
+        name=_short(model, v.dealer) if compact else who(model, v.dealer)))
     if model.info is not None and model.info.options.hints:   # issue 28: marked
         head.append(" · hints on, not rated", style="dim")
+    elif model.info is not None and model.info.options.rated:  # issue 27
+        head.append(" · rated", style="bold magenta")
     if model.spectator:
         head.append(" · watching" if compact else " · you are watching", style="dim")
     return head
@@ -408,12 +394,13 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
 def _length(opts: TableOptions, to: str, of: str) -> str:
     """How long the match is (R14, R14a): ``to 5 points`` or ``of 5``."""
     target = opts.target_points
-    return f"{to} {plural(target, 'point')}" if target else f"{of} {opts.deals}"
+    return (f"{to} {tr('cli.points.n', n=target)}" if target
+            else f"{of} {opts.deals}")
 
 
 def _to_act_mark(v: TableView) -> str:
-    return {"chanter_vote": "◀ to vote", "chanter_discard": "◀ to discard"}.get(
-        v.phase, "◀ to play")
+    phase = v.phase if v.phase in ("chanter_vote", "chanter_discard") else "play"
+    return f"◀ {tr(f'acting.{phase}')}"
 
 
 def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
@@ -444,7 +431,8 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     else:
         grid = Table(box=None, header_style="bold", pad_edge=False)
         for col in ("player", "team", "tricks", "cards"):
-            grid.add_column(col, justify="left" if col in ("player", "team") else "right")
+            grid.add_column(tr(f"cli.col.{col}"),
+                            justify="left" if col in ("player", "team") else "right")
         for seat in range(4):
             name = who(model, seat)
             if seat == v.to_act:
@@ -455,15 +443,14 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if info_seat.kind == "human" and not info_seat.connected:
                 name.append(" (a bot plays for them)" if info_seat.level
                             else " (disconnected)", style="dim")
-            team = (("yours" if team_of(seat) == team_of(model.seat) else "theirs")
+            team = ((tr("cli.col.yours") if team_of(seat) == team_of(model.seat)
+                     else tr("cli.col.theirs"))
                     if model.seat is not None
-                    else "with " + _short(model, partner_of(seat)).plain)
+                    else tr("cli.col.with", name=_short(model, partner_of(seat)).plain))
             grid.add_row(name, team, str(v.trick_counts[seat]), str(v.hand_sizes[seat]))
         parts.append(grid)
-        points = Text("Points: ")
-        points.append_text(team_text(model, 0)).append(f" {v.points[0]}  ·  ")
-        points.append_text(team_text(model, 1)).append(f" {v.points[1]}")
-        parts.append(points)
+        parts.append(tr_text("cli.points", team0=team_text(model, 0), p0=v.points[0],
+                             team1=team_text(model, 1), p1=v.points[1]))
 
     if v.phase in (Phase.CHANTER_VOTE, Phase.CHANTER_DISCARD):
         votes = Text("Chanter (R9) votes: ")
@@ -478,17 +465,16 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     if v.phase == Phase.PLAY:
         if v.tricks:
             last = v.tricks[-1]
-            prev = Text(f"Last trick ({len(v.tricks)}): ", style="dim")
-            prev.append_text(trick_cards(model, last.leader, last.cards, with_name=not compact))
-            prev.append(" → ")
-            prev.append_text(_short(model, last.winner) if last.winner is not None
-                             else Text("spoiled"))
+            prev = tr_text("cli.trick.last", style="dim", n=len(v.tricks),
+                           cards=trick_cards(model, last.leader, last.cards,
+                                             with_name=not compact),
+                           winner=_short(model, last.winner) if last.winner is not None
+                           else Text(tr("cli.spoiled")))
             parts.append(prev)
-        trick = Text(f"Trick {len(v.tricks) + 1} of 9, led by ")
-        trick.append_text(_short(model, v.leader))
-        trick.append(": ")
+        trick = tr_text("cli.trick.now", n=len(v.tricks) + 1, name=_short(model, v.leader))
+        trick.append(" ")
         if not v.trick:
-            trick.append("no card yet", style="dim")
+            trick.append(tr("cli.trick.no_card"), style="dim")
         for i, (seat, card) in enumerate(v.trick):
             if i:
                 trick.append(", ")
@@ -515,14 +501,14 @@ def trick_cards(model: TableModel, leader: int, cards: list[str],
 def hand_table(hand: list[str]) -> RenderableType:
     """Your hand strongest first (R3), numbered: type the number or the code to play."""
     if not hand:
-        return Text("Your hand: (empty)")
-    table = Table(box=None, title="Your hand (strongest first):", title_justify="left",
+        return Text(tr("cli.hand.empty"))
+    table = Table(box=None, title=tr("cli.hand.title"), title_justify="left",
                   show_header=False, pad_edge=False)
     table.add_column(justify="right")
     table.add_column()
     table.add_column(justify="right", style="dim")
     for i, code in enumerate(sort_by_strength(hand), 1):
-        table.add_row(f"{i:>2}", card_text(code), f"strength {STRENGTH[code]}")
+        table.add_row(f"{i:>2}", card_text(code), tr("cli.strength", n=STRENGTH[code]))
     return table
 
 
@@ -530,8 +516,8 @@ def hand_line(hand: list[str]) -> RenderableType:
     """The compact hand: ``Hand:  1 3o◆  2 9c♥ …``, numbered strongest first like the table,
     in columns so a number never wraps away from its card."""
     if not hand:
-        return Text("Hand: (empty)")
-    cells = [Text("Hand:")]
+        return Text(tr("cli.hand.compact.empty"))
+    cells = [Text(tr("cli.hand.compact"))]
     for i, code in enumerate(sort_by_strength(hand), 1):
         symbol, colour = SUIT_STYLE.get(code[1:2], ("?", "white"))
         cell = Text(f"{i} ")
@@ -547,31 +533,29 @@ def turn_hint(model: TableModel, compact: bool = False) -> Text:
         return Text()
     phase = v.phase
     if phase == "match_over":
-        return Text("The match is over.", style="bold")
+        return Text(tr("cli.turn.over"), style="bold")
     if model.my_turn:
-        if phase == "chanter_vote":
-            return Text("▶ Your vote: do you want to chanter (R9)? Type `yes` or `no`.",
-                        style="bold yellow")
-        if phase == "chanter_discard":
-            return Text("▶ Discard six cards (R9): type six codes or numbers, "
-                        "e.g. `10 11 12 13 14 15`.", style="bold yellow")
-        if compact:
-            return Text("▶ Your turn: a card code (3o) or its number.", style="bold yellow")
-        return Text("▶ Your turn: type a card code (e.g. 3o) or its number in your hand.",
+        if phase in ("chanter_vote", "chanter_discard"):
+            return Text(tr(f"cli.turn.{phase}"), style="bold yellow")
+        return Text(tr("cli.turn.play.compact" if compact else "cli.turn.play"),
                     style="bold yellow")
     if v.to_act is None:
         return Text()
-    out = Text("Waiting for ")
-    out.append_text(who(model, v.to_act))
-    out.append({"chanter_vote": " to vote on chanter.",
-                "chanter_discard": " to discard."}.get(phase, " to play."))
-    return out
+    waiting = phase if phase in ("chanter_vote", "chanter_discard") else "play"
+    return tr_text(f"cli.waiting.{waiting}", name=who(model, v.to_act))
+
+
+def signal_words(signal: str, n: int | None) -> str:
+    """What a signal says (R15), in the catalogues' words (the browser's too)."""
+    if signal == "aces":
+        return tr("signal.aces", n=n or 0)
+    if signal in SIGNAL_MEANINGS:
+        return tr(f"signal.{signal}")
+    return tr("signal.unknown", id=protocol.clean_text(signal)[:32])
 
 
 def signal_text(model: TableModel, sig: SignalInfo | SignalReceived) -> Text:
-    meaning = SIGNAL_MEANINGS.get(sig.signal, "?")
-    if sig.signal == "aces":
-        meaning = f"I hold {plural(sig.n or 0, 'ace')}"
+    meaning = signal_words(sig.signal, sig.n)
     out = who(model, sig.from_seat)
     out.append(": “").append(meaning).append("”")
     return out
@@ -632,38 +616,31 @@ def event_lines(model: TableModel, event: EventPayload,
             out.append(_partner_draw(model, event))
         case DealStarted(deal_number=number, dealer=dealer) if v is not None:
             if number == 1:
-                out.append(Text("The match starts!", style="bold green"))
+                out.append(Text(tr("cli.match.starts"), style="bold green"))
             target = v.options.target_points
-            total = (f"(play to {plural(target, 'point')})" if target
-                     else f"of {v.options.deals}")
-            t = Text(f"── Deal {number} {total} · dealer: ", style="bold")
-            t.append_text(who(model, dealer))
-            t.append(" · first lead: ").append_text(who(model, (dealer + 1) % 4))
-            t.append(" ──", style="bold")
-            out.append(t)
+            total = (tr("cli.deal.play_to", points=tr("cli.points.n", n=target)) if target
+                     else tr("cli.deal.of", n=v.options.deals))
+            out.append(tr_text("cli.deal.started", style="bold", n=number, total=total,
+                               dealer=who(model, dealer), lead=who(model, (dealer + 1) % 4)))
         case HandDealt(seat=seat, cards=cards) if v is not None and seat == model.seat:
-            t = Text("You are dealt: ")
-            t.append_text(Text(", ").join(card_text(c) for c in sort_by_strength(cards)))
-            out.append(t)
+            out.append(tr_text("cli.dealt", cards=Text(", ").join(
+                card_text(c) for c in sort_by_strength(cards))))
         case ChanterVoted(seat=seat, vote=vote):
-            out.append(does(model, seat, "want to chanter." if vote
-                            else "do not want to chanter.",
-                            "wants to chanter." if vote else "does not want to chanter."))
+            you = model.seat is not None and seat == model.seat
+            out.append(tr_text(f"cli.chanter.{'yes' if vote else 'no'}{'.you' if you else ''}",
+                               name=who(model, seat)))
         case ChanterResult(accepted=accepted):
-            out.append(Text("Everyone agreed to chanter: the talon goes to the dealer's left "
-                            "and the dealer, who each discard six (R9)." if accepted
-                            else "No chanter this deal: play starts with the hands as dealt "
-                            "(R9).", style="cyan"))
+            out.append(Text(tr("cli.chanter.accepted" if accepted else "cli.chanter.refused"),
+                            style="cyan"))
         case TalonDealt(seat=seat, cards=cards) if seat == model.seat:
-            t = Text("You take from the talon: ")
-            t.append_text(Text(", ").join(card_text(c) for c in cards))
-            out.append(t)
+            out.append(tr_text("cli.talon", cards=Text(", ").join(card_text(c)
+                                                                  for c in cards)))
         case ChanterDiscarded(seat=seat):
-            out.append(who(model, seat).append(" discarded six cards face down."))
+            out.append(tr_text("cli.discarded", name=who(model, seat)))
         case CardPlayed(seat=seat, card=card):
-            t = does(model, seat, "play", "plays")
-            t.append(" ").append_text(card_text(card))
-            out.append(t)
+            you = model.seat is not None and seat == model.seat
+            out.append(tr_text("cli.plays.you" if you else "cli.plays", name=who(model, seat),
+                               card=card_text(card)))
         case TrickDone():
             out.append(trick_result(model, event))
         case DealScored():
@@ -691,10 +668,9 @@ def event_lines(model: TableModel, event: EventPayload,
                 out.append(note(f"You mute {muting} at this table (`unmute all` to see their "
                                 "chat again)."))
         case SignalReceived(from_seat=sender):
-            t = Text("Signal (R15) from ", style="magenta")
-            t.append_text(signal_text(model, event))
+            t = tr_text("cli.signal.from", style="magenta", signal=signal_text(model, event))
             if model.seat is not None and sender != partner_of(model.seat):
-                t.append(" (you noticed a signal meant for their partner, R16)", style="dim")
+                t.append(" " + tr("cli.signal.noticed"), style="dim")
             out.append(t)
         case _:
             pass
@@ -835,23 +811,26 @@ def _status_change(before: TableInfo, after: TableInfo) -> list[RenderableType]:
 
 def trick_result(model: TableModel, event: TrickDone) -> Text:
     """R11: a unique strongest card wins; a tie for the top spoils the trick."""
-    t = Text(f"Trick {event.number}: ", style="bold")
+    t = Text(tr("cli.trick.n", n=event.number) + " ", style="bold")
     t.append_text(trick_cards(model, event.leader, event.cards))
     winner = event.winner
     if winner is None:
         top = max(STRENGTH[c] for c in event.cards)
         tied = [c for c in event.cards if STRENGTH[c] == top]
-        t.append(" — SPOILED (R11): ", style="bold red")
-        t.append(" and ".join(tied) + " tie for the top, so nobody wins it; ")
-        t.append_text(does(model, event.leader, "lead again.", "leads again."))
+        t.append(f" — {tr('cli.trick.spoiled')} ", style="bold red")
+        you = model.seat is not None and event.leader == model.seat
+        t.append_text(tr_text("cli.trick.tie.you" if you else "cli.trick.tie",
+                              cards=tr("fair.and").join(tied), name=who(model, event.leader)))
     else:
         best = event.cards[(winner - event.leader) % 4]
-        t.append(" — won by ", style="bold green").append_text(who(model, winner))
-        t.append(" with ").append_text(card_text(best))
+        t.append(f" — {tr('cli.trick.won_by')} ", style="bold green").append_text(
+            tr_text("cli.trick.won", name=who(model, winner), card=card_text(best)))
     return t
 
 
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+def _number(n: int) -> str:
+    """A count of tricks in words (``two``), as R12's tie is told."""
+    return tr(f"cli.number.{n}") if 0 <= n < 10 else str(n)
 
 
 def _facts(model: TableModel, event: DealScored,
@@ -876,20 +855,20 @@ def deal_reason(model: TableModel, event: DealScored,
     top = facts.most
     subject = _short(model, winner).plain
     if top == 9:
-        why = "all nine tricks"
+        why = tr("cli.reason.all")
         if facts.mordienne == "all":
-            why += ", a clean sweep: mordienne (R13a)"
+            why += tr("cli.reason.sweep")
         return why
     if facts.tied:
-        others = " and ".join(_short(model, s).plain for s in facts.tied)
+        others = tr("fair.and").join(_short(model, s).plain for s in facts.tied)
         at = facts.reached_at[winner] if facts.reached_at else None
-        reached = f" at trick {at}" if at else ""
-        why = (f"{plural(top, 'trick')}, as many as {others}, but {subject} got to "
-               f"{_NUMBERS[top] if top < 10 else top}{reached} first (R12)")
+        reached = tr("cli.reason.reached", n=at) if at else ""
+        why = tr("cli.reason.tied", tricks=tr("cli.tricks.n", n=top), others=others,
+                 name=subject, count=_number(top), reached=reached)
     else:
-        why = f"the most tricks, {top} (R12)"
+        why = tr("cli.reason.most", n=top)
     if facts.mordienne == "run":
-        why += f", and the last {top} in a row with none before: mordienne (R13)"
+        why += tr("cli.reason.run", n=top)
     return why
 
 
@@ -899,38 +878,32 @@ def deal_result(model: TableModel, event: DealScored,
     R13a (a clean sweep is a mordienne); R11 spoiled tricks count for nobody."""
     facts = _facts(model, event, winners)
     lines: list[RenderableType] = []
-    counts = Text(f"Deal {event.deal_number} is over. Tricks won: ")
-    counts.append_text(Text(", ").join(
+    counts = tr_text("cli.deal.over", n=event.deal_number, list=Text(", ").join(
         _short(model, s).append(f" {n}") for s, n in enumerate(event.trick_counts)))
     if facts.spoiled:
-        counts.append(f"; {plural(facts.spoiled, 'trick')} spoiled, counted for nobody (R11)")
+        counts.append(tr("cli.deal.spoiled", tricks=tr("cli.tricks.n", n=facts.spoiled)))
     counts.append(".")
     lines.append(counts)
     winner = facts.winner
     if winner is None or facts.team is None:
-        lines.append(Text("All nine tricks were spoiled: nobody scores (R12).", style="bold"))
+        lines.append(Text(tr("cli.deal.all_spoiled"), style="bold"))
     else:
         team, pts = facts.team, facts.points
         if facts.mordienne is not None:
-            m = Text("★ MORDIENNE! ", style="bold magenta")
-            if facts.mordienne == "all":
-                m.append_text(does(model, winner, "take", "takes")).append(
-                    " all nine tricks (R13a)")
-            else:
-                m.append_text(does(model, winner, "win", "wins")).append(
-                    f" the last {facts.most} tricks in a row and none before (R13)")
-            m.append(f": {plural(pts, 'point')} instead of 1.")
+            m = Text(tr("cli.mordienne") + " ", style="bold magenta")
+            you = ".you" if model.seat is not None and winner == model.seat else ""
+            m.append_text(tr_text(f"cli.mordienne.{facts.mordienne}{you}",
+                                  name=who(model, winner), n=facts.most))
+            m.append(tr("cli.mordienne.points", points=tr("cli.points.n", n=pts)))
             lines.append(m)
-        t = Text("The deal goes to ", style="bold")
-        t.append_text(who(model, winner)).append(": ").append(deal_reason(model, event,
-                                                                          winners))
-        t.append("; ").append_text(team_text(model, team))
         # "your team scores", but for a spectator "Bo & Di score" (a plural subject).
-        t.append(f" {'scores' if model.seat is not None else 'score'} {plural(pts, 'point')}.")
+        t = tr_text("cli.deal.goes" if model.seat is not None else "cli.deal.goes.watching",
+                    style="bold", name=who(model, winner),
+                    reason=deal_reason(model, event, winners), team=team_text(model, team),
+                    points=tr("cli.points.n", n=pts))
         lines.append(t)
-    totals = Text("Match score: ")
-    totals.append_text(team_text(model, 0)).append(f" {event.totals[0]}  ·  ")
-    totals.append_text(team_text(model, 1)).append(f" {event.totals[1]}")
+    totals = tr_text("cli.match.score", team0=team_text(model, 0), p0=event.totals[0],
+                     team1=team_text(model, 1), p1=event.totals[1])
     lines.append(totals)
     return Group(*lines)
 
@@ -938,24 +911,33 @@ def deal_result(model: TableModel, event: DealScored,
 def match_result(model: TableModel, event: MatchOver) -> Text:
     """R14: more points wins; equal totals are a draw."""
     p = event.points
-    t = Text("═══ Match over: ", style="bold")
-    t.append_text(team_text(model, 0)).append(f" {p[0]}, ")
-    t.append_text(team_text(model, 1)).append(f" {p[1]}. ")
+    t = tr_text("cli.match.over", style="bold", team0=team_text(model, 0), p0=p[0],
+                team1=team_text(model, 1), p1=p[1])
+    t.append(" ")
     result = event.result
     if result == "draw":
-        t.append("It is a draw.", style="bold")
+        t.append(tr("cli.match.draw"), style="bold")
     else:
         team = 0 if result == "team0" else 1
         if model.seat is not None:
-            t.append("You win!" if team_of(model.seat) == team else "You lose.",
+            t.append(tr("cli.match.win") if team_of(model.seat) == team
+                     else tr("cli.match.lose"),
                      style="bold green" if team_of(model.seat) == team else "bold")
         else:
-            t.append_text(team_text(model, team)).append(" win.", style="bold green")
+            t.append_text(tr_text("cli.match.team_wins", team=team_text(model, team)))
     t.append(" ═══", style="bold")
     return t
 
 
 # --------------------------------------------------------------------------- help
+
+def help_text(name: str) -> str:
+    """A help page in the terminal's language: ``main``, ``create``, ``rules``,
+    ``mordienne``, ``chanter``, ``signals``. The English pages below are the source; the
+    catalogues' ``cli.help.*`` hold each language's (tests/client/test_cli_i18n.py keeps
+    English's equal to these)."""
+    return tr(f"cli.help.{name}")
+
 
 HELP = """\
 Lobby
@@ -971,9 +953,21 @@ Lobby
   leave                      leave the current table (a bot plays your seat)
   record [FILE]              save the match record (R17) once the match is over
   replay [MATCH]             step through a finished match, every hand face up
+  replay LINK | TABLE [MATCH] [CODE]  another table's finished match (a replay link)
   review [SEAT]              the expert's review of your (or SEAT's) decisions
   hint                       what would the expert play? (tables with hints=on)
   r | rematch                after a match: ask for (or accept) another one, same seats
+Players
+  play [rated|casual] [OPT=V] play now: be seated with players of your level (`help play`)
+  cancel                     stop waiting for a game
+  history [NAME]             finished matches (yours, or a registered player's); `history more`
+  profile NAME               a registered player's rating, results, partners, recent matches
+Account (no e-mail; the password is asked at a prompt that does not show it)
+  register [NAME]            make this session an account: your name for good, a password;
+                             your seats and matches stay yours
+  login NAME                 speak for your account here (leave your tables first)
+  logout [all]               end this device's session (`all`: every device's)
+  passwd                     change your password (your other devices are logged out)
 Chat
   say TEXT  or  'TEXT        say something: seated, to everyone; watching, to spectators
   chat                       the table's latest messages
@@ -986,6 +980,7 @@ Game
   signal NAME [N]            signal your partner (R15); `signal` lists them
   show                       draw the table again
   help rules | help strength | help mordienne | help signals | help chanter | help create
+  help play
   quit                       leave the program (your seat is kept for a while)
 A table can be named by the start of its id (e.g. `join t3f`)."""
 
@@ -1004,6 +999,7 @@ create [OPTION=VALUE ...] [private] [name=TEXT]
   level=normal       level of the bots that fill in (random/easy/normal/expert)
   autostart          start as soon as four are seated
   hints=on|off       a casual table: `hint` asks what the expert would play (never rated)
+  rated=on|off       a rated table: four registered players' ratings change (issue 27)
   private            only players with the join code can sit or watch
 Example: create deals=3 chanter=on signals=risky name=Friday"""
 

@@ -16,7 +16,7 @@ client (``replay``) and ``aluette-record replay FILE`` drive it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, cast
 
 from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
@@ -25,67 +25,116 @@ from rich.text import Text
 
 import protocol
 from protocol import DealScored, SeatInfo, TableInfo, TrickDone
+from protocol.records import Record, RecordDeal
 from server.game import STRENGTH, card_name, fair, rules, sort_by_strength
 from server.game.errors import RecordError
 from server.game.record import verify_record
 from server.game.seats import left_of, partner_of
 
 from . import render
+from .i18n import tr, tr_text
 from .model import TableModel
 
 #: A review's cost marks, as chess players read them: (least points lost, mark).
 MARKS = ((0.5, "??"), (0.25, "?"), (0.1, "?!"))
 
-KEYS = ("Enter or n: next trick · b: back · d: next deal · D: previous deal · "
-        "g DEAL [TRICK]: go there · q: stop")
+def keys_text() -> str:
+    """The replay's keys, in the terminal's language."""
+    return tr("cli.replay.keys")
 
 
 #: How often the client asks again while a review is being made (seconds).
 REVIEW_POLL_S = 1.5
 
 
-def review_progress(status: dict[str, Any], seat: Text) -> RenderableType:
+# The parts of the ``review`` and ``hint`` results (docs/PROTOCOL.md) this module reads, as
+# the client's ``call`` gives them: plain maps, every key read with a default.
+
+class ReviewedDecision(TypedDict, total=False):
+    """One decision of a review (``aluette-record review``'s ``decisions``)."""
+
+    deal: int
+    trick: int | None
+    kind: str
+    actual: str
+    preferred: str
+    lost: float
+    matched: bool
+
+
+class ReviewMap(TypedDict, total=False):
+    """The expert's review of a seat (``ReviewResult.review``, or its JSON file)."""
+
+    seat: int
+    share_matched: float
+    points_lost: float
+    decisions: list[ReviewedDecision]
+
+
+class ReviewProgress(TypedDict, total=False):
+    """Where a review stands (``ReviewResult``)."""
+
+    status: str
+    ahead: int
+    done: int
+    total: int
+
+
+class HintChoiceMap(TypedDict, total=False):
+    choice: str
+    value: float | None
+
+
+class HintMap(TypedDict, total=False):
+    """A table's hint (``HintResult``)."""
+
+    preferred: str
+    choices: list[HintChoiceMap]
+
+
+def review_progress(status: ReviewProgress, seat: Text) -> RenderableType:
     """Where a review stands (protocol ``review``): queued, or a bar of decisions done."""
     if status.get("status") == "queued":
         ahead = int(status.get("ahead") or 0)
-        return Text(f"The expert's review of {seat.plain} is waiting "
-                    f"({ahead} before it)…", style="cyan")
+        return tr_text("cli.review.waiting", style="cyan", name=seat, n=ahead)
     done, total = int(status.get("done") or 0), int(status.get("total") or 0)
     grid = Table.grid(padding=(0, 1))
-    grid.add_row(Text(f"The expert is reviewing {seat.plain}:", style="cyan"),
+    grid.add_row(tr_text("cli.review.running", style="cyan", name=seat),
                  ProgressBar(total=max(total, 1), completed=done, width=30),
-                 Text(f"{done} of {total} decisions"))
+                 Text(tr("cli.review.done_of", done=done, total=total)))
     return grid
 
 
-def review_summary(review: dict[str, Any], seat: Text) -> Text:
+def review_summary(review: ReviewMap, seat: Text) -> Text:
     """A review in one sentence: how often the seat chose as the expert, what it cost."""
     share = round(100 * float(review.get("share_matched") or 0))
     lost = float(review.get("points_lost") or 0)
     worst = sorted((d for d in review.get("decisions") or [] if not d.get("matched")),
                    key=lambda d: -float(d.get("lost") or 0))[:3]
-    t = Text(f"The expert's review of {seat.plain}: {share}% of the decisions as the expert "
-             f"would have made them; {lost:.2f} points lost to its choices.", style="bold")
+    t = Text(tr("replay.review.done", name=seat.plain, share=share, lost=f"{lost:.2f}"),
+             style="bold")
     for d in worst:
-        where = f"deal {d['deal']}" + (f", trick {d['trick']}" if d.get("trick") else "")
-        t.append(f"\n  {where}: {d['actual']} where the expert preferred {d['preferred']} "
-                 f"(−{float(d['lost']):.2f})")
+        where = (tr("cli.review.where.trick", deal=d["deal"], trick=d["trick"])
+                 if d.get("trick") else tr("cli.review.where", deal=d["deal"]))
+        t.append("\n  " + tr("cli.review.worst", where=where, actual=d["actual"],
+                               preferred=d["preferred"], lost=f"{float(d['lost']):.2f}"))
     return t
 
 
-def hint_text(result: dict[str, Any]) -> Text:
+def hint_text(result: HintMap) -> Text:
     """A table's hint (protocol ``hint``): the expert's choice and what each choice is worth
     to the team, judged from this seat's view alone."""
     preferred = str(result.get("preferred") or "")
     words = card_name(preferred) if preferred in STRENGTH else preferred
-    t = Text("The expert would choose ", style="bold").append(f"{preferred}")
+    t = Text(tr("cli.hint.choose"), style="bold").append(" " + preferred)
     if words != preferred:
         t.append(f" ({words})")
-    valued = [c for c in result.get("choices") or [] if c.get("value") is not None]
+    valued = [(c["choice"], value) for c in result.get("choices") or []
+              if (value := c.get("value")) is not None]
     if valued:
-        t.append(". Expected points for your team this deal: ")
-        t.append(", ".join(f"{protocol.clean_text(str(c['choice']))[:20]} "
-                           f"{float(c['value']):+.2f}" for c in valued))
+        t.append(". " + tr("cli.hint.values", list=", ".join(
+            f"{protocol.clean_text(str(choice))[:20]} {float(value):+.2f}"
+            for choice, value in valued)))
     return t.append(".")
 
 
@@ -105,8 +154,8 @@ class Step:
 class Replay:
     """Steps through one match record; ``seat`` (if given) is "you" in the words."""
 
-    def __init__(self, record: dict[str, Any], seat: int | None = None,
-                 review: dict[str, Any] | None = None) -> None:
+    def __init__(self, record: Record, seat: int | None = None,
+                 review: ReviewMap | None = None) -> None:
         self.record = record
         # The rules first (R18); the fair-deal proof (R8a) is reported, not required.
         self.summary = verify_record({k: v for k, v in record.items() if k != "fair"})
@@ -131,7 +180,7 @@ class Replay:
 
     def command(self, line: str) -> bool:
         """Carry out one typed command; False means stop. Raises ValueError for a command
-        it does not know (the caller shows :data:`KEYS`)."""
+        it does not know (the caller shows :func:`keys_text`)."""
         words = line.split()
         word = words[0] if words else "n"
         if word in ("q", "quit", "stop"):
@@ -168,9 +217,10 @@ class Replay:
         result = self.summary["deals"][step.deal - 1]
         m = self.model
         lines: list[RenderableType] = []
-        head = Text(f"Deal {step.deal} of {len(self.record['deals'])}", style="bold")
-        head.append(" · dealt by ").append_text(render.who(m, deal["dealer"]))
-        head.append(f" · {'as dealt' if step.trick == 0 else f'trick {step.trick} of 9'}")
+        head = tr_text("cli.replay.head", deal=step.deal, deals=len(self.record["deals"]),
+                       name=render.who(m, deal["dealer"]),
+                       where=tr("replay.as_dealt") if step.trick == 0
+                       else tr("replay.trick_of", n=step.trick), style="bold")
         head.append(f"   [{self.at + 1}/{len(self.steps)}]", style="dim")
         lines.append(head)
         if step.trick == 0:
@@ -183,7 +233,7 @@ class Replay:
                                                           winner=trick["winner"])))
             lines.extend(self._marked(step, trick["leader"], cards))
         lines.extend(self._signals(step, deal))
-        lines.append(Text("Hands, face up (the match is over):", style="bold"))
+        lines.append(Text(tr("cli.replay.hands"), style="bold"))
         played = {c for t in deal["tricks"][:step.trick] for c in t}
         for seat in range(4):
             line = Text("  ").append_text(render.who(m, seat)).append(": ")
@@ -193,17 +243,16 @@ class Replay:
             lines.append(line)
         counts = [sum(1 for t in result["tricks"][:step.trick] if t["winner"] == s)
                   for s in range(4)]
-        tally = Text("Tricks so far: ")
-        tally.append_text(Text(" · ").join(render.who(m, s).append(f" {n}")
-                                            for s, n in enumerate(counts)))
+        tally = tr_text("cli.replay.tally", list=Text(" · ").join(
+            render.who(m, s).append(f" {n}") for s, n in enumerate(counts)))
         lines.append(tally)
         if step.trick == rules.TRICKS_PER_DEAL:
             winners = [t["winner"] for t in result["tricks"]]
             lines.append(render.deal_result(m, self._scored(step.deal), winners))
             if step.deal == len(self.record["deals"]):
-                lines.append(Text(f"Match: team 0 {self.summary['points'][0]}, team 1 "
-                                  f"{self.summary['points'][1]}. {self.proof}"))
-        lines.append(Text(KEYS, style="dim"))
+                lines.append(Text(tr("cli.replay.match", p0=self.summary["points"][0],
+                                     p1=self.summary["points"][1], proof=self.proof)))
+        lines.append(Text(keys_text(), style="dim"))
         return Group(*lines)
 
     def _scored(self, number: int) -> DealScored:
@@ -215,19 +264,19 @@ class Replay:
                           trick_counts=d["trick_counts"], winner=d["winner"],
                           points=d["points"], mordienne=d["mordienne"], totals=totals)
 
-    def _chanter(self, number: int, deal: dict[str, Any]) -> list[RenderableType]:
+    def _chanter(self, number: int, deal: RecordDeal) -> list[RenderableType]:
         block = deal.get("chanter")
         if block is None:
             return []
         m, dealer = self.model, deal["dealer"]
-        out = Text("Chanter (R9): ")
         votes = [(s, block["votes"][s]) for s in
                  ((dealer + 1 + k) % 4 for k in range(4)) if block["votes"][s] is not None]
-        out.append_text(Text(", ").join(
-            render.who(m, s).append(" yes" if v else " no") for s, v in votes))
+        out = tr_text("cli.replay.chanter", votes=Text(", ").join(
+            render.who(m, s).append(" " + (tr("cli.yes") if v else tr("cli.no")))
+            for s, v in votes))
         lines: list[RenderableType] = [out]
         if not block["exchange"]:
-            lines.append(Text("  Not everyone said yes: the hands are played as dealt."))
+            lines.append(Text("  " + tr("replay.chanter.none")))
             return lines
         shares = self._talon.get(number, {})
         for seat in (left_of(dealer), dealer):
@@ -238,7 +287,7 @@ class Replay:
             lines.append(t)
         return lines
 
-    def _signals(self, step: Step, deal: dict[str, Any]) -> list[RenderableType]:
+    def _signals(self, step: Step, deal: RecordDeal) -> list[RenderableType]:
         """The signals sent during this step (before the first card, or in this trick)."""
         block = deal.get("chanter")
         before = 0
@@ -252,15 +301,12 @@ class Replay:
             at = int(s.get("at", 0))
             if not lo <= at < hi:
                 continue
-            t = Text("Signal (R15): ").append_text(render.who(self.model, s["from_seat"]))
-            meaning = render.SIGNAL_MEANINGS.get(s["signal"], s["signal"])
-            if s["signal"] == "aces":
-                meaning = f"I hold {s['n']} ace{'s' if s['n'] != 1 else ''}"
-            t.append(f" to their partner: “{meaning}”")
+            t = tr_text("cli.replay.signal", name=render.who(self.model, s["from_seat"]),
+                        signal=render.signal_words(s["signal"], s.get("n")))
             noticed = [x for x in s["to"] if x != partner_of(s["from_seat"])]
             if noticed:
-                t.append("; noticed by ").append_text(Text(" and ").join(
-                    render.who(self.model, x) for x in noticed)).append(" (R16)")
+                t.append_text(tr_text("cli.replay.noticed", names=Text(tr("fair.and")).join(
+                    render.who(self.model, x) for x in noticed)))
             out.append(t)
         return out
 
@@ -276,22 +322,23 @@ class Replay:
         if not mark:
             return []
         t = Text(f"  {mark} ", style="bold yellow").append_text(
-            render.who(self.model, self.reviewed))
-        t.append(f" played {actual}; the expert preferred {preferred} "
-                 f"(about {lost:.2f} points better for the team, from what was known then)")
+            tr_text("cli.replay.marked", name=render.who(self.model, self.reviewed),
+                    actual=actual, preferred=preferred, lost=f"{lost:.2f}"))
         return [t]
 
 
-def _marks(review: dict[str, Any] | None) -> dict[tuple[int, int], tuple[float, str, str]]:
+def _marks(review: ReviewMap | None) -> dict[tuple[int, int], tuple[float, str, str]]:
     """The reviewed seat's card decisions: (deal, trick) -> (points lost, preferred, made)."""
     if not review:
         return {}
-    return {(int(d["deal"]), int(d["trick"])): (float(d["lost"]), str(d["preferred"]),
+    # A card's decision names its trick (the others' is null).
+    return {(int(d["deal"]), int(cast(int, d["trick"]))): (float(d["lost"]),
+                                                           str(d["preferred"]),
                                                 str(d["actual"]))
             for d in review.get("decisions") or [] if d.get("kind") == "card"}
 
 
-def _proof(record: dict[str, Any]) -> str:
+def _proof(record: Record) -> str:
     try:
         fair.check_record(record)
     except RecordError as exc:
@@ -303,7 +350,7 @@ def _proof(record: dict[str, Any]) -> str:
     return f"Deals proven fair (R8a); {fair.contributed_words(n)}."
 
 
-def _talon_shares(record: dict[str, Any]) -> dict[int, dict[int, list[str]]]:
+def _talon_shares(record: Record) -> dict[int, dict[int, list[str]]]:
     """With the revealed seed: what each talon taker received (R9), by deal and seat."""
     material = record.get("fair")
     if not isinstance(material, dict) or material.get("scheme") not in fair.SCHEMES:

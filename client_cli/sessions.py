@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 #: Command ids reserved per write of the file.
 ID_BLOCK = 10_000
@@ -37,14 +36,14 @@ class SessionFile:
         self.path = path or default_path()
         self._locks: dict[Path, int] = {}     # lock files this process holds
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, object]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _write(self, data: dict[str, Any]) -> None:
+    def _write(self, data: dict[str, object]) -> None:
         with contextlib.suppress(OSError):          # no state dir: just don't remember
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             tmp = self.path.with_suffix(".tmp")

@@ -18,6 +18,7 @@ from protocol.session import (
     Close,
     Fatal,
     Replied,
+    Seated,
     Send,
     SessionLost,
     TableEvent,
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 
 class Tables(Calls):
     """The session's outputs, and the tables we follow."""
+
+    #: The matchmaker's latest ``matched`` (issue 27).
+    last_matched: protocol.Matched | None = None
 
     # ------------------------------------------------------------------ session outputs
 
@@ -60,6 +64,12 @@ class Tables(Calls):
                     self.tables.clear()
                     self.on_status("warning", "The server no longer knew this session; started "
                                    "a new one (seats of the old one are lost).")
+                case Seated(matched=m):          # play now (issue 27)
+                    self.last_matched = m
+                    self.model(m.table).seat = m.seat
+                    self.on_status("matched", f"Seated at table {protocol.clean_text(m.table)}, "
+                                   f"seat {m.seat}" + (" (rated)" if m.rated else "")
+                                   + ": the match starts now.")
                 case Fatal(reason=reason):
                     self._give_up(reason)
                 case Close():   # pragma: no cover - a client never closes this way

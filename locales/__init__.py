@@ -10,6 +10,7 @@ here. Adding a language is adding one file (README, "Languages").
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
@@ -23,6 +24,8 @@ def _one_is_0_or_1(n: float) -> bool:
 def _one_is_1(n: float) -> bool:
     return n == 1
 
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 #: Plural rules of the languages whose "one" is not exactly n == 1 (CLDR).
 _ONE: dict[str, Callable[[float], bool]] = {"fr": _one_is_0_or_1}
@@ -57,7 +60,6 @@ def text(code: str, key: str, **params: Any) -> str:
         n = params.get("n", 0)
         one = _ONE.get(code, _one_is_1)(n)
         value = value.get("one" if one else "other", value.get("other", ""))
-    out = str(value)
-    for name, v in params.items():
-        out = out.replace("{" + name + "}", str(v))
-    return out
+    # One pass, as the browser's i18n.mjs: a value is never read again for placeholders
+    # (a player called "{name}" stays so).
+    return _PLACEHOLDER.sub(lambda m: str(params[m[1]]) if m[1] in params else m[0], str(value))

@@ -19,6 +19,7 @@ from . import limits
 from .cards import CARD_PATTERN
 from .errors import ErrorCode, ProtocolError
 from .events import EVENT_TYPES
+from .fields import ErrorDetails
 from .messages import (
     CLIENT_TYPES,
     SERVER_TYPES,
@@ -164,7 +165,7 @@ def error(
     message: str = "",
     *,
     id: int | None = None,
-    details: dict[str, Any] | None = None,
+    details: ErrorDetails | None = None,
 ) -> Error:
     """An ``error`` message; ``message`` is truncated to MAX_MESSAGE_LEN."""
     return Error(id=id, code=code.value, message=message[: limits.MAX_MESSAGE_LEN], details=details)

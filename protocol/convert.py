@@ -9,6 +9,7 @@ what a third-party client would decode.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -17,7 +18,7 @@ from .errors import EventError
 from .views import TableOptions
 
 
-def options_from_dict(d: dict[str, Any]) -> TableOptions:
+def options_from_dict(d: Mapping[str, object]) -> TableOptions:
     """An options map (missing keys take their defaults) → :class:`TableOptions`; a value
     that does not fit raises :class:`EventError`."""
     try:

@@ -9,7 +9,8 @@ removing one is a major change.
 from __future__ import annotations
 
 import enum
-from typing import Any
+
+from .fields import ErrorDetails
 
 
 class ErrorCode(enum.StrEnum):
@@ -37,6 +38,9 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_SPECTATORS = "too_many_spectators"
     TOO_MANY_REVIEWS = "too_many_reviews"
     HINTS_OFF = "hints_off"
+    #: 1.5: a chat text made mostly of combining marks (issue 30).
+    TOO_MANY_MARKS = "too_many_marks"
+    NO_SUCH_PLAYER = "no_such_player"
     # Rule errors (the player's fault; the connection stays open).
     NOT_YOUR_TURN = "not_your_turn"
     CARD_NOT_IN_HAND = "card_not_in_hand"
@@ -51,6 +55,13 @@ class ErrorCode(enum.StrEnum):
     SHUTTING_DOWN = "shutting_down"
     CONFLICT = "conflict"
     SERVER_BUSY = "server_busy"
+    # Accounts (added in 1.5, issue 27).
+    NAME_TAKEN = "name_taken"
+    NAME_REFUSED = "name_refused"
+    BAD_CREDENTIALS = "bad_credentials"
+    LOGIN_THROTTLED = "login_throttled"
+    ALREADY_REGISTERED = "already_registered"
+    NOT_REGISTERED = "not_registered"
 
 
 class CloseCode(enum.IntEnum):
@@ -95,7 +106,7 @@ class AluetteError(Exception):
         *,
         code: ErrorCode | None = None,
         id: int | None = None,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
     ) -> None:
         if code is not None:
             self.code = code
@@ -125,7 +136,7 @@ class ProtocolError(AluetteError):
         message: str,
         *,
         id: int | None = None,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
         well_formed: bool = False,
     ) -> None:
         super().__init__(message, code=code, id=id, details=details)
@@ -141,7 +152,7 @@ class CommandError(AluetteError):
         code: ErrorCode,
         message: str,
         *,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
     ) -> None:
         super().__init__(message, code=code, details=details)
 
@@ -160,7 +171,7 @@ class ServiceError(AluetteError):
         code: ErrorCode,
         message: str,
         *,
-        details: dict[str, Any] | None = None,
+        details: ErrorDetails | None = None,
     ) -> None:
         super().__init__(message, code=code, details=details)
 

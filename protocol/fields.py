@@ -6,7 +6,7 @@ reports the failing field path (``invalid_field``) without any hand-written chec
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from msgspec import Meta
 
@@ -72,6 +72,13 @@ def check_signal_n(signal: str, n: int | None) -> None:
         raise ValueError("`n` is only allowed for signal `aces` - at `$.n`")
 
 
+#: An ``error``'s ``details`` (docs/PROTOCOL.md, "Errors"): a free-form JSON map at the
+#: wire's edge that names what the message is about (``{"card": "3o"}``); a client reads
+#: only the keys it knows. The one untyped map of the wire besides the R17 record
+#: (``protocol/records.py`` types it where it is used) and an event this client does not
+#: know (``UnknownEvent``).
+ErrorDetails = dict[str, Any]
+
 __all__ = [
     "HEX_PATTERN",
     "AcesCount",
@@ -82,6 +89,7 @@ __all__ = [
     "Contribution",
     "Count",
     "Digest",
+    "ErrorDetails",
     "JoinCode",
     "MatchNumber",
     "MatchResult",

@@ -21,6 +21,10 @@ MAX_NAME_LEN = 32
 MAX_TABLE_ID_LEN = 64
 #: Session tokens (opaque, server-chosen).
 MAX_TOKEN_LEN = 128
+#: Account passwords (1.5, issue 27), in code points: a new one has at least
+#: ``MIN_PASSWORD_LEN``; the longest keeps a hash's input (and a frame) bounded.
+MIN_PASSWORD_LEN = 8
+MAX_PASSWORD_LEN = 256
 #: Join codes of private tables.
 MAX_CODE_LEN = 16
 #: How many versions a ``hello`` may offer.

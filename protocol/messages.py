@@ -21,6 +21,7 @@ from .fields import (
     BotLevel,
     CommandId,
     Contribution,
+    ErrorDetails,
     JoinCode,
     MatchNumber,
     Name,
@@ -33,6 +34,7 @@ from .fields import (
     Version,
     check_signal_n,
 )
+from .players import Cursor, TableFilter
 from .text import clean_text
 from .views import TableOptions
 
@@ -94,6 +96,8 @@ class ListTables(Command, tag="list_tables", kw_only=True):
 
     cursor: Annotated[str, Meta(max_length=limits.MAX_TABLE_ID_LEN * 2)] | None = None
     limit: Annotated[int, Meta(ge=1, le=limits.MAX_PAGE_TABLES)] | None = None
+    #: Only the tables that match (added in 1.5): free seats, rated or casual, options.
+    filter: TableFilter | None = None
 
 
 class CreateTable(Command, tag="create_table", kw_only=True):
@@ -236,21 +240,25 @@ class Signal(Command, tag="signal", kw_only=True):
 class GetRecord(Command, tag="get_record", kw_only=True):
     """Ask for the R17 record of a finished match of the table: ``ok`` result
     ``{"table", "record", "match"}``; ``match`` (added in 1.3) picks one by number, nil
-    asks for the latest finished one."""
+    asks for the latest finished one. ``code`` (added in 1.5): a private table's join code
+    opens its records to someone who never sat there (a shared replay link)."""
 
     table: TableId
     match: MatchNumber | None = None
+    code: JoinCode | None = None
 
 
 class RequestReview(Command, tag="review", kw_only=True):
     """Ask for the expert's review of seat ``seat`` in a finished match of the table (added
     in 1.5): ``match`` picks it by number, nil asks for the latest finished one; only for a
     match whose record you may read. ``ok`` result :class:`~protocol.results.ReviewResult`:
-    queued, running (with progress) or done (with the review); send it again to poll."""
+    queued, running (with progress) or done (with the review); send it again to poll.
+    ``code``: as ``get_record``'s, for a private table's match."""
 
     table: TableId
     seat: Seat
     match: MatchNumber | None = None
+    code: JoinCode | None = None
 
 
 class RequestHint(Command, tag="hint", kw_only=True):
@@ -258,6 +266,89 @@ class RequestHint(Command, tag="hint", kw_only=True):
     1.5). ``ok`` result :class:`~protocol.results.HintResult`."""
 
     table: TableId
+
+
+class History(Command, tag="history", kw_only=True):
+    """One page of finished matches, the most recent first (added in 1.5): a registered
+    player's (``name``), or your own (nil). ``ok`` result
+    :class:`~protocol.players.HistoryResult`; only public tables, or tables you sat at."""
+
+    name: Name | None = None
+    cursor: Cursor | None = None
+    limit: Annotated[int, Meta(ge=1, le=50)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.name is not None:
+            self.name = _clean_name(self.name, "name")
+
+
+class Profile(Command, tag="profile", kw_only=True):
+    """A registered player's profile (added in 1.5): ``ok`` result
+    :class:`~protocol.players.ProfileResult`."""
+
+    name: Name
+#: A password as typed (1.5). Never logged, echoed or stored: only its Argon2id hash is.
+Password = Annotated[str, Meta(min_length=1, max_length=limits.MAX_PASSWORD_LEN)]
+NewPassword = Annotated[str, Meta(min_length=limits.MIN_PASSWORD_LEN,
+                                  max_length=limits.MAX_PASSWORD_LEN)]
+
+
+class _Secret(Command, kw_only=True):
+    """A command that carries a password: its ``repr`` (logs, tracebacks) never shows it."""
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__struct_fields__
+                          if "password" not in f)
+        return f"{type(self).__name__}({shown}, password=<hidden>)"
+
+
+class Register(_Secret, tag="register", kw_only=True):
+    """Make this session's player an account (added in 1.5): ``name`` for good, with a
+    password; the session, its player id and its seats stay. ``ok`` result
+    :class:`~protocol.results.AccountResult`."""
+
+    name: Name
+    password: NewPassword
+
+    def __post_init__(self) -> None:
+        self.name = _clean_name(self.name, "name")
+
+
+class Queue(Command, tag="queue", kw_only=True):
+    """Play now (added in 1.5): wait in the matchmaking queue for a rated or casual game
+    with these options; a ``matched`` message says where you were seated. Sent again, it
+    replaces your request."""
+
+    rated: bool = False
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+
+
+class Unqueue(Command, tag="unqueue", kw_only=True):
+    """Leave the matchmaking queue (added in 1.5)."""
+class Login(_Secret, tag="login", kw_only=True):
+    """Speak for an account on this connection (added in 1.5): ``ok`` result
+    :class:`~protocol.results.LoginResult`, with a new session token for this device."""
+
+    name: Name
+    password: Password
+
+    def __post_init__(self) -> None:
+        self.name = _clean_name(self.name, "name")
+
+
+class ChangePassword(_Secret, tag="change_password", kw_only=True):
+    """Change the account's password (added in 1.5); the account's other sessions end."""
+
+    old_password: Password
+    new_password: NewPassword
+
+
+class Logout(Command, tag="logout", kw_only=True):
+    """End this session (added in 1.5): its token dies, the connection closes (4002)."""
+
+
+class LogoutAll(Command, tag="logout_all", kw_only=True):
+    """End every session of the account, this one included (added in 1.5)."""
 
 
 ClientCommand = (
@@ -283,6 +374,15 @@ ClientCommand = (
     | Chat
     | Mute
     | LetBotPlay
+    | History
+    | Profile
+    | Queue
+    | Unqueue
+    | Register
+    | Login
+    | ChangePassword
+    | Logout
+    | LogoutAll
 )
 
 # --------------------------------------------------------------------------- server
@@ -320,7 +420,7 @@ class Error(ServerBase, tag="error", kw_only=True):
     id: CommandId | None = None
     code: str
     message: Annotated[str, Meta(max_length=limits.MAX_MESSAGE_LEN)] = ""
-    details: dict[str, Any] | None = None
+    details: ErrorDetails | None = None
 
 
 class Pong(ServerBase, tag="pong", kw_only=True):
@@ -341,7 +441,17 @@ class Event(ServerBase, tag="event", kw_only=True):
     event: EventPayload | None = None
 
 
-ServerMessage = Welcome | Ok | Error | Pong | Event
+class Matched(ServerBase, tag="matched", kw_only=True):
+    """The matchmaker seated you (added in 1.5): at ``table``, in ``seat``; the table's
+    head follows as for a ``join``. Sent to your connections when it happens; a player
+    matched while away finds the seat in ``list_tables``'s ``seats``."""
+
+    table: TableId
+    seat: Seat
+    rated: bool = False
+
+
+ServerMessage = Welcome | Ok | Error | Pong | Event | Matched
 
 # Lenient envelope used only when decoding an event of a type this client does not know.
 

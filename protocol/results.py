@@ -14,7 +14,17 @@ import msgspec
 from msgspec import Meta
 
 from . import limits
-from .fields import Count, JoinCode, MatchNumber, Seat, Seq, TableId, TableStatus
+from .fields import Count, JoinCode, MatchNumber, Name, Seat, Seq, TableId, TableStatus
+from .players import (
+    MAX_HISTORY_PAGE,
+    MAX_PROFILE_PARTNERS,
+    MAX_PROFILE_RECENT,
+    Cursor,
+    HistoryEntry,
+    LadderStep,
+    Partner,
+    Rating,
+)
 from .views import TableInfo
 
 
@@ -147,6 +157,59 @@ class HintResult(Result):
         default_factory=list)
 
 
+class HistoryResult(Result):
+    """``history``: one page of matches, the most recent first; ``next`` is the cursor of
+    the following page (nil: the last)."""
+
+    matches: Annotated[list[HistoryEntry], Meta(max_length=MAX_HISTORY_PAGE)]
+    next: Cursor | None = None
+
+
+class ProfileResult(Result):
+    """``profile``: a registered player's rating (nil before their first rated match),
+    their matches played and won, favourite partners, and recent matches (only public
+    tables, or tables the viewer sat at); ``ladder`` places the bot levels on the scale."""
+
+    name: Name
+    rating: Rating | None
+    played: Count
+    won: Count
+    rated_played: Count
+    partners: Annotated[list[Partner], Meta(max_length=MAX_PROFILE_PARTNERS)]
+    recent: Annotated[list[HistoryEntry], Meta(max_length=MAX_PROFILE_RECENT)]
+    ladder: list[LadderStep]
+
+
+class QueueResult(Result):
+    """``queue``: you wait for a game (``rated``, with these options); ``waiting`` counts
+    the requests in the queue now. ``unqueue``: ``queued`` says whether you were."""
+
+    queued: bool
+    rated: bool = False
+    waiting: Count = 0
+
+class AccountResult(Result):
+    """``register`` (1.5): the account made of this session. ``account`` is its key (the
+    name, normalised and case-folded), ``name`` its display name."""
+
+    player_id: Annotated[str, Meta(min_length=1, max_length=limits.MAX_TOKEN_LEN)]
+    name: Annotated[str, Meta(min_length=1, max_length=limits.MAX_NAME_LEN)]
+    account: Annotated[str, Meta(min_length=1, max_length=limits.MAX_NAME_LEN * 4)]
+
+
+class LoginResult(AccountResult):
+    """``login`` (1.5): as ``welcome``, a session token for this device (keep it, resume
+    with it), and the account's player id and name; the connection speaks for them now."""
+
+    session: Annotated[str, Meta(min_length=1, max_length=limits.MAX_TOKEN_LEN)]
+
+
+class RevokedResult(Result):
+    """``change_password``, ``logout``, ``logout_all`` (1.5): how many sessions ended."""
+
+    revoked: Count
+
+
 #: Which result each command's ``ok`` carries (``hello`` and ``ping`` have their own
 #: replies, ``welcome`` and ``pong``).
 RESULT_TYPES: dict[str, type[Result]] = {
@@ -169,6 +232,15 @@ RESULT_TYPES: dict[str, type[Result]] = {
     "rematch": TableResult,
     "chat": TableResult,
     "mute": TableResult,
+    "history": HistoryResult,
+    "profile": ProfileResult,
+    "queue": QueueResult,
+    "unqueue": QueueResult,
+    "register": AccountResult,
+    "login": LoginResult,
+    "change_password": RevokedResult,
+    "logout": RevokedResult,
+    "logout_all": RevokedResult,
 }
 
 
@@ -183,14 +255,20 @@ def decode_result(command_type: str, result: Any) -> Result:
 
 __all__ = [
     "RESULT_TYPES",
+    "AccountResult",
     "CreateResult",
     "HintChoice",
     "HintResult",
+    "HistoryResult",
     "LeaveResult",
+    "LoginResult",
+    "ProfileResult",
+    "QueueResult",
     "RecordResult",
     "Result",
     "ResumeResult",
     "ReviewResult",
+    "RevokedResult",
     "SeatRef",
     "SeatResult",
     "SpectateResult",

@@ -40,6 +40,7 @@ from .messages import (
     Hello,
     Join,
     Leave,
+    Matched,
     Ok,
     Ping,
     Pong,
@@ -284,7 +285,7 @@ class ServerSession:
 
     # ------------------------------------------------------------------ replies
 
-    def ok(self, cid: int, result: Result | dict[str, Any]) -> Send:
+    def ok(self, cid: int, result: Result) -> Send:
         return Send(encode(Ok(id=cid, result=result)))
 
     def error(self, cid: int | None, exc: AluetteError) -> Send:
@@ -445,7 +446,15 @@ class Fatal:
     reason: str
 
 
-ClientOutput = Send | Close | Welcomed | Replied | TableEvent | TableLost | SessionLost | Fatal
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """The matchmaker seated us (``matched``, 1.5): the table's head follows."""
+
+    matched: Matched
+
+
+ClientOutput = (Send | Close | Welcomed | Replied | TableEvent | TableLost | SessionLost | Fatal
+                | Seated)
 
 #: Close codes after which a client must not reconnect by itself (docs/PROTOCOL.md).
 FATAL_CLOSES: dict[int, str] = {
@@ -466,7 +475,10 @@ HELLO_LATER: frozenset[str] = frozenset({
 #: Commands not sent again after a drop unless the caller says so: read-only, or redone by
 #: the session itself (every welcome resumes each table). Their callers hear at the drop
 #: that no reply will come (``Replied`` with ``None``) and ask again if they still care.
-NOT_RESENT: frozenset[str] = frozenset({"ping", "resume", "list_tables"})
+NOT_RESENT: frozenset[str] = frozenset({
+    "ping", "resume", "list_tables",
+    # 1.5: they carry passwords (never kept to be resent) or start or end sessions.
+    "register", "login", "change_password", "logout", "logout_all"})
 
 
 class ClientState(enum.Enum):
@@ -619,6 +631,12 @@ class ClientSession:
             return []  # a server frame we cannot read: skip it (newer server, or a bug)
         if isinstance(msg, Event):
             return self._event(msg)
+        if isinstance(msg, Matched):
+            # The matchmaker seated us (1.5): as after a join's ok, the table's head follows.
+            stream = self.tables.setdefault(msg.table, TableStream(msg.table))
+            stream.seat = msg.seat
+            stream.expect_head = True
+            return [Seated(msg)]
         if self.state is ClientState.HELLO_SENT and msg.id == self._hello_id:
             return self._hello_reply(msg)
         if not isinstance(msg, Ok | Error | Pong):
@@ -744,6 +762,7 @@ __all__ = [
     "Pending",
     "RateLimiter",
     "Replied",
+    "Seated",
     "Send",
     "SequenceGap",
     "ServerOutput",

@@ -24,3 +24,19 @@ def clean_text(s: str) -> str:
     """
     kept = "".join(ch for ch in s if unicodedata.category(ch) not in _DROP)
     return " ".join(kept.split())
+
+
+#: Combining marks that stack on the character before them (nonspacing, enclosing).
+_MARKS = frozenset({"Mn", "Me"})
+
+
+def mostly_marks(s: str) -> bool:
+    """Whether combining marks make up more than half of ``s``'s code points.
+
+    Text like that ("Zalgo": one letter under 199 accents) draws over the lines around it
+    on many screens; chat refuses it (``too_many_marks``, issue 30). Scripts that write
+    with marks stay well under half (Devanagari ``नमस्ते``: 2 of 6; Thai, Vietnamese with
+    combining accents: fewer), and spacing marks (Mc) are not counted.
+    """
+    marks = sum(1 for ch in s if unicodedata.category(ch) in _MARKS)
+    return 2 * marks > len(s)

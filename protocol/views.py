@@ -60,6 +60,9 @@ class TableOptions(msgspec.Struct, kw_only=True):
     #: A casual table where each seated player may ask "what would the expert play?"
     #: (``hint``); such a table is marked, and never rated. Added in 1.5.
     hints: bool = False
+    #: A rated table (1.5, issue 27): its match changes the ratings of its four players
+    #: when all four are registered people (docs/PROTOCOL.md, "Players"); never with a bot.
+    rated: bool = False
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):

@@ -72,9 +72,13 @@ def client_address(conn: ServerConnection, request: Request, trusted: frozenset[
 
 def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-def]
     trusted = frozenset(a.strip() for a in settings.trusted_proxies.split(",") if a.strip())
-    web_request = web.handler(settings.allowed_origins)  # the browser client; Origin check
+    # The browser client; the Host and Origin checks.
+    web_request = web.handler(settings.allowed_origins, settings.allowed_hosts, settings.host)
 
     async def process_request(conn: ServerConnection, request: Request) -> Response | None:
+        refused = web.method_refused(request)     # GET and HEAD only (issue 30)
+        if refused is not None:
+            return refused
         if request.path.split("?")[0] == "/healthz":
             body = await hub.health()
             status = http.HTTPStatus.OK if body["storage"] else http.HTTPStatus.SERVICE_UNAVAILABLE
@@ -82,13 +86,13 @@ def _process_request(hub: Hub, settings: Settings):  # type: ignore[no-untyped-d
             headers = Headers([("Content-Type", "application/json"),
                                ("Content-Length", str(len(data))),
                                ("Cache-Control", "no-store")])
-            return Response(status.value, status.phrase, headers, data)
+            return web.for_method(request, Response(status.value, status.phrase, headers, data))
         if request.path.split("?")[0] == "/metrics":
             data = hub.metrics.render()
             headers = Headers([("Content-Type", CONTENT_TYPE_LATEST),
                                ("Content-Length", str(len(data))),
                                ("Cache-Control", "no-store")])
-            return Response(200, "OK", headers, data)
+            return web.for_method(request, Response(200, "OK", headers, data))
         page = web_request(request)
         if page is not None:
             return page

@@ -37,7 +37,7 @@ import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from server.store import StorageUnavailable, Store
 from server.store.bus import sender_of
@@ -87,6 +87,18 @@ class Directory(Protocol):
     def get(self, table_id: str) -> HeldTable | None: ...
 
     async def load(self, table_id: str) -> HeldTable | None: ...
+
+
+class ClusterStatus(TypedDict):
+    """This process among the others, in ``/healthz``."""
+
+    process: str
+    processes: int
+    lease_renewals: int
+    leases_lost: int
+    events_heard: int
+    event_gaps: int
+    event_lag_ms: float
 
 
 class Cluster:
@@ -354,7 +366,7 @@ class Cluster:
         return await self.store.take_lease(table_id, self.process, None,
                                            self.settings.table_key_ttl_s)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ClusterStatus:
         return {"process": self.process, "processes": len(self.live),
                 "lease_renewals": self.renewals, "leases_lost": self.leases_lost,
                 "events_heard": self.messages, "event_gaps": self.gaps,

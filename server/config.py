@@ -42,6 +42,11 @@ class Settings:
     #: Origins (``scheme://host[:port]``, comma-separated) whose web pages may open a
     #: websocket; empty: only the server's own pages (the Origin must match the Host header).
     allowed_origins: str = ""
+    #: Host names the page and the websocket answer to (comma-separated; ``*``: any), on
+    #: top of the address the server listens on (any address when it listens on all),
+    #: ``localhost`` and the hosts of ``allowed_origins``: another ``Host`` is refused (403),
+    #: so a name re-pointed at the server (DNS rebinding) gets nothing.
+    allowed_hosts: str = ""
     #: A session (its token and its replies) expires after this long without a hello.
     session_ttl_s: int = 7 * 24 * 3600
     #: How long the token a hello presented stays usable if the welcome is lost
@@ -95,14 +100,50 @@ class Settings:
     #: Admission control: while the event loop's recent lag averages more than this many
     #: ms, new tables and new sessions are refused with ``server_busy`` (0: never).
     busy_lag_ms: float = 250.0
+    #: Events resumes may replay per second to one address, and to the whole process (each
+    #: a token bucket holding twice that): a resume they cannot pay for, or one further
+    #: behind than an address's burst, gets a snapshot instead (issue 30: resume
+    #: amplification); the process's running out makes admission control busy.
+    replay_per_address: float = 100.0
+    replay_per_process: float = 1000.0
+    #: Resumes one address may send per second (four times that at once); past it they
+    #: wait their turn (0: no pacing).
+    resumes_per_address: float = 5.0
     #: Per-connection command rate (token bucket): sustained per second, and burst.
     rate_per_second: float = float(RATE_PER_SECOND)
     rate_burst: int = RATE_BURST
     #: Chat messages per player at a table (its own token bucket): sustained, and burst.
     chat_per_second: float = CHAT_PER_SECOND
     chat_burst: int = CHAT_BURST
+    #: Match history (issue 27): a finished match is kept this long, and at most this many.
+    history_ttl_s: int = 30 * 24 * 3600
+    history_max: int = 100_000
+    #: Play now (issue 27): a casual request waiting this long is filled with bots; a
+    #: player who disconnects while queued is removed after ``queue_grace_s``; the
+    #: matchmaker looks at the queue every ``queue_tick_s`` while it holds the lease.
+    queue_bots_after_s: float = 60.0
+    queue_grace_s: float = 30.0
+    queue_tick_s: float = 0.25
     #: ``text`` (for people) or ``json`` (one event per line, for log collectors).
     log_format: str = "text"
+    #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
+    #: 2 passes), threads hashing at once (off the event loop) and hashes let wait. One
+    #: thread by default: on two cores the loop keeps the other (BENCHMARKS.md, Logins).
+    argon2_memory_kib: int = 19 * 1024
+    argon2_time_cost: int = 2
+    hash_workers: int = 1
+    hash_queue: int = 256
+    #: Login attempts: free ones per account and per address, then a wait that doubles
+    #: from ``login_backoff_ms`` up to ``login_backoff_max_ms``; forgotten after
+    #: ``login_window_s`` without an attempt.
+    login_free_per_account: int = 5
+    login_free_per_address: int = 20
+    login_backoff_ms: int = 1000
+    login_backoff_max_ms: int = 15 * 60 * 1000
+    login_window_s: int = 3600
+    #: How often a process looks for its account connections whose session another
+    #: process ended (``logout_all``, a change of password): they close within this.
+    revoke_check_s: float = 5.0
 
 
 ENV = {
@@ -120,6 +161,7 @@ ENV = {
     "new_sessions_per_minute": "ALUETTE_NEW_SESSIONS_PER_MINUTE",
     "trusted_proxies": "ALUETTE_TRUSTED_PROXIES",
     "allowed_origins": "ALUETTE_ALLOWED_ORIGINS",
+    "allowed_hosts": "ALUETTE_ALLOWED_HOSTS",
     "session_ttl_s": "ALUETTE_SESSION_TTL",
     "token_grace_s": "ALUETTE_TOKEN_GRACE",
     "record_ttl_s": "ALUETTE_RECORD_TTL",
@@ -143,11 +185,29 @@ ENV = {
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
     "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
+    "replay_per_address": "ALUETTE_REPLAY_PER_ADDRESS",
+    "replay_per_process": "ALUETTE_REPLAY_PER_PROCESS",
+    "resumes_per_address": "ALUETTE_RESUMES_PER_ADDRESS",
     "rate_per_second": "ALUETTE_RATE_PER_SECOND",
     "rate_burst": "ALUETTE_RATE_BURST",
     "chat_per_second": "ALUETTE_CHAT_PER_SECOND",
     "chat_burst": "ALUETTE_CHAT_BURST",
+    "history_ttl_s": "ALUETTE_HISTORY_TTL",
+    "history_max": "ALUETTE_HISTORY_MAX",
+    "queue_bots_after_s": "ALUETTE_QUEUE_BOTS_AFTER",
+    "queue_grace_s": "ALUETTE_QUEUE_GRACE",
+    "queue_tick_s": "ALUETTE_QUEUE_TICK",
     "log_format": "ALUETTE_LOG_FORMAT",
+    "argon2_memory_kib": "ALUETTE_ARGON2_MEMORY_KIB",
+    "argon2_time_cost": "ALUETTE_ARGON2_TIME_COST",
+    "hash_workers": "ALUETTE_HASH_WORKERS",
+    "hash_queue": "ALUETTE_HASH_QUEUE",
+    "login_free_per_account": "ALUETTE_LOGIN_FREE_PER_ACCOUNT",
+    "login_free_per_address": "ALUETTE_LOGIN_FREE_PER_ADDRESS",
+    "login_backoff_ms": "ALUETTE_LOGIN_BACKOFF_MS",
+    "login_backoff_max_ms": "ALUETTE_LOGIN_BACKOFF_MAX_MS",
+    "login_window_s": "ALUETTE_LOGIN_WINDOW",
+    "revoke_check_s": "ALUETTE_REVOKE_CHECK",
 }
 
 HELP = {
@@ -166,6 +226,8 @@ HELP = {
     "trusted_proxies": "comma-separated proxy addresses whose X-Forwarded-For is believed",
     "allowed_origins": "comma-separated origins (https://host[:port]) whose web pages may "
                        "connect; empty: the server's own pages only",
+    "allowed_hosts": "comma-separated host names the page and websocket answer to (* any), "
+                     "besides the listening address, localhost and the allowed origins' hosts",
     "session_ttl_s": "seconds an idle session (token, replies) is kept",
     "token_grace_s": "seconds the token a hello presented stays usable if the welcome is lost",
     "record_ttl_s": "seconds a finished match's record is kept",
@@ -192,12 +254,33 @@ HELP = {
     "sweep_interval_s": "seconds between clean-up sweeps",
     "busy_lag_ms": "refuse new tables and sessions (server_busy) while the event loop's "
                    "recent lag averages more than this many ms (0: never)",
+    "replay_per_address": "events resumes may replay to one address per second (twice that "
+                          "at once); beyond, a snapshot",
+    "replay_per_process": "events resumes may replay per second in this process (twice that "
+                          "at once); beyond, a snapshot and admission control says busy",
+    "resumes_per_address": "resumes one address may send per second (four times that at "
+                           "once); past it they wait their turn (0: no pacing)",
     "rate_per_second": "commands per second a connection may send, sustained",
     "rate_burst": "commands a connection may send in a burst",
     "chat_per_second": "chat messages per second a player may send at a table, sustained",
     "chat_burst": "chat messages a player may send at a table in a burst",
+    "history_ttl_s": "seconds a finished match stays in the players' history",
+    "history_max": "most finished matches kept in the players' history",
+    "queue_bots_after_s": "seconds a casual play-now request waits before bots fill its table",
+    "queue_grace_s": "seconds a queued player may be disconnected before leaving the queue",
+    "queue_tick_s": "seconds between the matchmaker's looks at the queue",
     "log_format": "text (for people) or json (one event per line with table and player "
                   "ids, for log collectors)",
+    "argon2_memory_kib": "Argon2id memory per password hash, KiB (OWASP minimum 19456)",
+    "argon2_time_cost": "Argon2id passes per password hash (OWASP minimum 2 at 19 MiB)",
+    "hash_workers": "threads hashing passwords at once, off the event loop",
+    "hash_queue": "password hashes that may wait for a thread before server_busy",
+    "login_free_per_account": "login attempts on one account before the waits start",
+    "login_free_per_address": "login attempts from one address before the waits start",
+    "login_backoff_ms": "first wait after the free login attempts, ms (then doubled)",
+    "login_backoff_max_ms": "longest wait between login attempts, ms",
+    "login_window_s": "seconds without an attempt after which login attempts are forgotten",
+    "revoke_check_s": "seconds between checks for account sessions ended by another process",
 }
 
 
@@ -206,7 +289,7 @@ HELP = {
 #: period of 0 or a key lifetime of 0 (Redis deletes such a key at once) would break the
 #: server quietly instead of refusing to start.
 MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
-                         "bot_think_s", "busy_lag_ms"})
+                         "bot_think_s", "busy_lag_ms", "hash_queue", "resumes_per_address"})
 
 
 def flag_of(name: str) -> str:

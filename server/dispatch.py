@@ -23,6 +23,7 @@ from protocol.session import Close, CommandReceived, HelloReceived, Send, Server
 
 from . import logs
 from .hub import Hub
+from .logins import account_command
 from .wire import Client, GuardedConnection
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,8 @@ async def serve_connection(hub: Hub, ws: ServerConnection) -> None:
     s = hub.settings
     session = ServerSession(now=time.monotonic(), rate_per_second=s.rate_per_second,
                             rate_burst=s.rate_burst)
-    client = Client(ws, session, lambda name, coro: hub.supervisor.spawn(name, coro))
+    client = Client(ws, session, lambda name, coro: hub.supervisor.spawn(name, coro),
+                    replays=hub.replays)
     hub.clients.add(client)
     touched = time.monotonic()
     try:
@@ -97,7 +99,7 @@ async def _hello(hub: Hub, client: Client, out: HelloReceived) -> None:
         return
     client.name = name
     client.bot = out.hello.bot
-    client.bot = out.hello.bot
+    await hub.queue.came_back(player)     # issue 27: a queued player keeps their place
     client.send(session.accept_hello(out.hello, session=token, player_id=player, name=name))
 
 
@@ -142,20 +144,36 @@ async def _dispatch(hub: Hub, client: Client, cmd: protocol.Command, kind: str) 
 async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     """The lobby's commands go to the lobby; every other names its table."""
     lobby, tables = hub.lobby, hub.lobby.registry
+    if isinstance(cmd, protocol.Resume):
+        await hub.replays.pace(client.address)      # issue 30: resume amplification
     match cmd:
-        case protocol.ListTables(cursor=cursor, limit=limit):
-            client.reply(cmd.id, await lobby.page(client.player, cursor, limit))
+        case protocol.ListTables(cursor=cursor, limit=limit, filter=only):
+            client.reply(cmd.id, await lobby.page(client.player, cursor, limit, only))
+            return
+        case protocol.History(name=name, cursor=cursor, limit=limit):     # issue 27
+            client.reply(cmd.id, await hub.players.history_page(client.player, name, cursor,
+                                                                limit))
+            return
+        case protocol.Profile(name=name):
+            client.reply(cmd.id, await hub.players.profile(client.player, name))
+            return
+        case protocol.Queue() | protocol.Unqueue():
+            client.reply(cmd.id, await hub.queue.command(client, cmd))
             return
         case protocol.CreateTable():
             table = await lobby.create(client, client.address, cmd)
-        case protocol.GetRecord(table=table_id, match=match):
-            client.reply(cmd.id, await lobby.record(client.player, table_id, match))
+        case protocol.GetRecord(table=table_id, match=match, code=code):
+            client.reply(cmd.id, await lobby.record(client.player, table_id, match, code))
             return
         case protocol.RequestReview():          # issue 28: server/reviews.py
             client.reply(cmd.id, await hub.reviews.request(client.player, client.address, cmd))
             return
         case protocol.RequestHint():
             client.reply(cmd.id, await hub.reviews.hint(client.player, cmd))
+            return
+        case protocol.Register() | protocol.Login() | protocol.ChangePassword() \
+                | protocol.Logout() | protocol.LogoutAll():     # issue 27: server/logins.py
+            await account_command(hub, client, cmd)
             return
         case protocol.Resume(token=token) if token != client.token:
             raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
@@ -177,11 +195,17 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         case _:
             raise CommandError(ErrorCode.UNKNOWN_TYPE,
                                f"{type(cmd).__name__} is not a command this server takes")
+    if isinstance(cmd, protocol.CreateTable | protocol.Join | protocol.Rematch | protocol.Start) \
+            and table.state.seat_of(client.player) is not None:
+        await hub.queue.seated(client.player)       # issue 27: a seat leaves the queue
     watching = client in table.viewers
+    known = table.id in client.tables
     if watching:
         client.tables.add(table.id)
     else:
         client.tables.discard(table.id)
+    if known and watching and isinstance(cmd, protocol.Resume):
+        return      # noted when this connection began watching: no store write per resume
     await lobby.watching.after(client.player, cmd, table, watching)
 
 
@@ -190,6 +214,7 @@ async def disconnected(hub: Hub, client: Client) -> None:
     hub.sessions.gone(client)
     if client.player_id is None:
         return
+    await hub.queue.went_offline(client.player_id)
     for tid in list(client.tables):
         table = hub.lobby.tables.get(tid)
         if table is not None:

@@ -16,7 +16,6 @@ import contextvars
 import json
 import logging
 import time
-from typing import Any
 
 __all__ = ["JsonFormatter", "bind", "configure", "unbind"]
 
@@ -42,7 +41,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         player, table = _CONTEXT.get()
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
                   + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),

@@ -31,7 +31,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -45,6 +45,7 @@ from protocol import (
     ReviewResult,
     ServiceError,
 )
+from protocol.records import Record
 from protocol.results import ReviewStatus
 from server.game import view
 from server.game.errors import RecordError
@@ -68,7 +69,7 @@ class Job:
     """One review being made: who asked first (for the bounds), and how far it is."""
 
     key: ReviewKey
-    record: dict[str, Any]
+    record: Record
     player: str
     address: str
     status: ReviewStatus = "queued"
@@ -118,7 +119,7 @@ class Reviews:
 
     async def request(self, player: str, address: str, cmd: RequestReview) -> ReviewResult:
         """Where the review of ``cmd.seat`` in the match stands; queue it if nobody has."""
-        found = await self.lobby.record(player, cmd.table, cmd.match)   # who may read it
+        found = await self.lobby.record(player, cmd.table, cmd.match, cmd.code)  # who may
         key: ReviewKey = (cmd.table, found.match or cmd.match or 1, cmd.seat)
         self._forget_failures()
         job = self.jobs.get(key)
@@ -130,13 +131,14 @@ class Reviews:
                                    "storage is unavailable") from None
             if cached is not None:
                 return self._result(key, "done", review=msgspec.json.decode(cached))
-            job = self._enqueue(key, found.record, player, address)
+            # A record this server wrote (the wire's result carries it as a plain map).
+            job = self._enqueue(key, cast(Record, found.record), player, address)
         if job.status == "failed":
             return self._result(key, "failed", error=job.error)
         ahead = next((i for i, j in enumerate(self.queue) if j is job), 0)
         return self._result(key, job.status, done=job.done, total=job.total, ahead=ahead)
 
-    def _enqueue(self, key: ReviewKey, record: dict[str, Any], player: str,
+    def _enqueue(self, key: ReviewKey, record: Record, player: str,
                  address: str) -> Job:
         active = [j for j in self.jobs.values() if j.status in ("queued", "running")]
         for mine, limit, who in ((sum(j.player == player for j in active), self.per_player,

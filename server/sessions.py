@@ -12,6 +12,14 @@ A session is a player id, a name and exactly one current token. The token is
   a token stolen earlier is dead the moment its owner reconnects. The session takes the
   hello's name (protocol 1.5): a player renames by saying hello again, and the tables they
   join from then on (or ``join`` again where they sit) show the new name.
+
+Accounts (issue 27, ``server/accounts``): a session may speak for an account (its hash's
+``account`` field; ``Connected.account``). A guest who registers keeps the session, so
+the account adopts its player id; a ``login`` opens a new session per device, whose id is
+not the player's (its hash's ``player`` field says whose it is), so the token is
+``<session id>.<secret>`` and a session id equals its player id only for the first one. An
+account session's name is the account's; a guest may not go by an account's name (nor one
+confusable with it): a rename to one keeps the old name, a new session gets ``Guest NNNN``.
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from typing import Protocol
 
 from protocol import CloseCode, CommandError, ErrorCode, Hello, ServiceError
 from protocol.session import RateLimiter
+from server.accounts import Accounts
 from server.store import StorageUnavailable, Store
+from server.store.accounts import Account
 from server.store.keys import check_id
 
 from .config import Settings
@@ -45,7 +55,8 @@ def token_digest(token: str) -> str:
 
 
 def player_of(token: str) -> str | None:
-    """The player id a token names, or None if it is not a token of ours."""
+    """The session id a token names (a guest's is its player id), or None if it is not a
+    token of ours."""
     player, dot, secret = token.partition(".")
     if not dot or not secret:
         return None
@@ -61,19 +72,27 @@ class Connected(Protocol):
     address: str
     player_id: str | None
     token: str | None
+    #: The account the session speaks for (its canonical key), None for a guest.
+    account: str | None
+    name: str
     #: Set when the hello presented a token that dies at this connection's first command.
     retiring: bool
+    #: The rotation of the session's token that this connection's hello made (0: none).
+    generation: int
 
     def drop(self, code: CloseCode, reason: str) -> None: ...
 
 
 class Sessions:
     def __init__(self, store: Store, settings: Settings, busy: LoopLag | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 accounts: Accounts | None = None) -> None:
         self.store = store
+        self.accounts = accounts
         self.settings = settings
         self.busy = busy or LoopLag(0)
         self.clock = clock
+        #: Live connections by session id (a device's; a player may have several).
         self.online: dict[str, set[Connected]] = {}
         self._new_by_address: OrderedDict[str, RateLimiter] = OrderedDict()
 
@@ -93,23 +112,39 @@ class Sessions:
     async def hello(self, conn: Connected, hello: Hello) -> tuple[str, str, str]:
         """Open or resume the session; returns ``(token, player id, name)``."""
         ttl = self.settings.session_ttl_s
+        account: str | None = None
         try:
             if hello.token is not None:
-                player = player_of(hello.token)
-                if player is None:
+                sid = player_of(hello.token)
+                if sid is None:
                     raise CommandError(ErrorCode.BAD_TOKEN, "unknown or expired session token; "
                                        "say hello without one")
-                token = f"{player}.{secrets.token_urlsafe(24)}"
-                name = await self.store.resume_session(
-                    player, token_digest(hello.token), token_digest(token),
+                player, account = sid, None
+                if self.accounts is not None:
+                    player, account = await self.accounts.store.owner(sid)
+                rename: str | None = None
+                if account is None and await self._free(hello.name):
+                    rename = hello.name
+                token = f"{sid}.{secrets.token_urlsafe(24)}"
+                rotated = await self.store.rotate_session(
+                    sid, token_digest(hello.token), token_digest(token),
                     grace_s=self.settings.token_grace_s, ttl_s=ttl, now=time.time(),
-                    name=hello.name)
-                if name is None:
+                    name=rename)
+                if rotated is None:
                     raise CommandError(ErrorCode.BAD_TOKEN, "unknown or expired session token; "
                                        "say hello without one")
-                for other in list(self.online.get(player, ())):
-                    if other is not conn:
-                        other.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
+                name = rotated.name
+                conn.generation = rotated.generation
+                if account is not None and self.accounts is not None:
+                    await self.accounts.store.keep_sessions(account, ttl)
+                others = [c for c in self.online.get(sid, ()) if c is not conn]
+                if any(c.generation > conn.generation for c in others):
+                    # Two hellos at once (issue 30): a later rotation already holds the
+                    # session, whatever order the store's answers came back in.
+                    conn.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
+                    return token, player, name
+                for other in others:
+                    other.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
                 conn.retiring = True
             else:
                 if self.busy.busy():
@@ -121,23 +156,87 @@ class Sessions:
                 if not self._allow_new(conn.address):
                     raise ServiceError(ErrorCode.RATE_LIMITED, "too many new sessions from "
                                        "your address; try again in a minute")
-                player = uuid.uuid4().hex
+                player = sid = uuid.uuid4().hex
                 token = f"{player}.{secrets.token_urlsafe(24)}"
-                name = hello.name
+                name = hello.name if await self._free(hello.name) else self._guest_name()
                 await self.store.new_session(player, name, token_digest(token), ttl)
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage is unavailable; try again shortly") from None
-        conn.player_id, conn.token = player, token
-        self.online.setdefault(player, set()).add(conn)
+        conn.player_id, conn.token, conn.account = player, token, account
+        self.online.setdefault(sid, set()).add(conn)
         return token, player, name
+
+    async def _free(self, name: str) -> bool:
+        """May a guest go by this name? Not an account's, nor one confusable with it."""
+        return self.accounts is None or await self.accounts.guest_name_free(name)
+
+    @staticmethod
+    def _guest_name() -> str:
+        return f"Guest {1000 + secrets.randbelow(9000)}"
+
+    async def login(self, conn: Connected, account: Account) -> str:
+        """The connection now speaks for ``account`` (its password was checked): a new
+        session for this device; returns its token. The session the connection spoke for
+        before stays as it was (a guest's seats stay the guest's)."""
+        assert self.accounts is not None
+        sid = uuid.uuid4().hex
+        token = f"{sid}.{secrets.token_urlsafe(24)}"
+        try:
+            await self.accounts.store.open_session(
+                sid, player=account.player, account=account.key, name=account.name,
+                token_hash=token_digest(token), ttl_s=self.settings.session_ttl_s)
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                               "storage is unavailable; try again shortly") from None
+        self.gone(conn)
+        conn.player_id, conn.token, conn.account = account.player, token, account.key
+        conn.name, conn.retiring = account.name, False
+        self.online.setdefault(sid, set()).add(conn)
+        return token
+
+    def revoked(self, sessions: list[str], keep: Connected | None = None) -> int:
+        """These sessions were revoked: their live connections here close (4002, their
+        token is dead); ``keep`` is left to its caller. Returns how many were closed."""
+        closed = 0
+        for sid in sessions:
+            for conn in list(self.online.get(sid, ())):
+                if conn is not keep:
+                    conn.drop(CloseCode.BAD_TOKEN, "logged out")
+                    closed += 1
+        return closed
+
+    async def check_revoked(self) -> int:
+        """Account connections here whose session was ended by another process (a
+        ``logout_all`` or a change of password there) close now (4002); returns how many.
+        The process that ends a session closes its own connections at once."""
+        if self.accounts is None:
+            return 0
+        sids = sorted(sid for sid, conns in self.online.items()
+                      if any(c.account is not None for c in conns))
+        if not sids:
+            return 0
+        try:
+            alive = await self.accounts.store.sessions_alive(sids)
+        except StorageUnavailable:
+            return 0   # next time
+        return self.revoked([sid for sid in sids if sid not in alive])
+
+    @staticmethod
+    def session_of(conn: Connected) -> str:
+        """The id of the session a connection speaks through."""
+        assert conn.token is not None
+        sid = player_of(conn.token)
+        assert sid is not None
+        return sid
 
     async def confirm(self, conn: Connected) -> bool:
         """The first command on a resumed connection proves the welcome arrived: the token
         its hello presented dies now. False if the session has moved on (replaced)."""
         assert conn.player_id is not None and conn.token is not None
         try:
-            return await self.store.confirm_session(conn.player_id, token_digest(conn.token),
+            return await self.store.confirm_session(self.session_of(conn),
+                                                    token_digest(conn.token),
                                                     self.settings.session_ttl_s)
         except StorageUnavailable:
             return True   # retried at the next command
@@ -146,18 +245,20 @@ class Sessions:
         """A long-lived connection keeps its session alive."""
         if conn.player_id is not None:
             try:
-                await self.store.touch_session(conn.player_id, self.settings.session_ttl_s)
+                await self.store.touch_session(self.session_of(conn),
+                                               self.settings.session_ttl_s)
             except StorageUnavailable:
                 log.warning("could not renew session %s; will try again", conn.player_id)
 
     def gone(self, conn: Connected) -> None:
-        if conn.player_id is None:
+        if conn.token is None:
             return
-        conns = self.online.get(conn.player_id)
+        sid = self.session_of(conn)
+        conns = self.online.get(sid)
         if conns is not None:
             conns.discard(conn)
             if not conns:
-                del self.online[conn.player_id]
+                del self.online[sid]
 
     def connections(self) -> int:
         return sum(len(c) for c in self.online.values())

@@ -50,6 +50,10 @@ class Viewer(Protocol):
         """A head: events that set this viewer's sequence at ``table`` to ``seq`` (the
         ``table_changed`` and ``snapshot`` that open a subscription)."""
 
+    def may_replay(self, events: int) -> bool:
+        """Whether a resume may replay ``events`` events to this viewer (its address's and
+        the process's budget pay for them now); False: it gets a head instead."""
+
     def begin_resume(self, table: str) -> None:
         """A resume of ``table`` started: hold its live events until :meth:`end_resume`."""
 

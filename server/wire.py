@@ -35,6 +35,8 @@ from protocol import AluetteError, CloseCode, EventPayload
 from protocol.results import Result
 from protocol.session import RateLimiter, Send, SequenceGap, ServerSession
 
+from .looplag import ReplayBudget
+
 log = logging.getLogger(__name__)
 
 
@@ -147,16 +149,21 @@ class Client:
     """One connection as tables and sessions see it (a :class:`~server.viewer.Viewer`)."""
 
     def __init__(self, ws: GuardedConnection, session: ServerSession,
-                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any]) -> None:
+                 spawn: Callable[[str, Coroutine[Any, Any, Any]], Any],
+                 replays: ReplayBudget | None = None) -> None:
         self.ws = ws
+        self.replays = replays
         self.session = session
         self.address = ws.client_address
         self.player_id: str | None = None
         self.token: str | None = None
+        #: The account this connection's session speaks for (its key), None for a guest.
+        self.account: str | None = None
         self.name = ""
         #: The client said it is a program (``hello {bot: true}``): its seats show it.
         self.bot = False
         self.retiring = False
+        self.generation = 0
         self.tables: set[str] = set()
         self.dropped = False
         self._spawn = spawn
@@ -222,6 +229,9 @@ class Client:
 
     def rebase(self, table: str, seq: int, payloads: Sequence[EventPayload]) -> None:
         self.send_all(self.session.rebase(table, seq, payloads))
+
+    def may_replay(self, events: int) -> bool:
+        return self.replays is None or self.replays.take(self.address, events)
 
     def begin_resume(self, table: str) -> None:
         self.session.begin_catchup(table)

@@ -28,6 +28,12 @@ BENCHES = {
                   {"review_s", "agreement", "baseline_bot_s"}),
     "review_load.py": (["--reviews", "2", "--plays", "40"],
                        {"baseline", "while_reviewing", "reviews_made_meanwhile"}),
+    "matchmaker.py": (["--queued", "50", "--rounds", "2"],
+                      {"form_p50_ms", "one_preset_form_max_ms", "baseline_empty_p50_ms"}),
+    "history.py": (["--matches", "50", "--accounts", "20"],
+                   {"bytes_per_match", "baseline_bare_set_bytes_per_match"}),
+    "login.py": (["--in-flight", "4", "--rounds", "1", "--memory-kib", "1024",
+                  "--time-cost", "1"], {"login_p99_ms", "loop_lag_during_logins", "baseline"}),
 }
 
 

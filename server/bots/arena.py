@@ -26,7 +26,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from server.game import STRENGTH, Match, Options, view
 
@@ -363,8 +363,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+class SavedRun(TypedDict):
+    """What ``--against`` compares with: a saved run's A share and its paired results."""
+
+    a_share: float
+    pairs: list[tuple[float, float]]
+
+
 def _load_saved(parser: argparse.ArgumentParser, path: Path, args: argparse.Namespace,
-                options: dict[str, object]) -> dict[str, Any]:
+                options: dict[str, object]) -> SavedRun:
     """A run saved by ``--save``, checked to be on the same deals, with the same table
     options (signals, chanter, mordienne, match length), as this one."""
     try:

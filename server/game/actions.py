@@ -7,7 +7,7 @@ them as they are) are that list's storage format.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict, cast
 
 import msgspec
 
@@ -21,12 +21,24 @@ SIGNALS = vocab.SIGNALS
 SIGNAL_CARD = vocab.SIGNAL_CARD
 
 
+class ActionMap(TypedDict, total=False):
+    """An action's storage form: its kind as ``type``, then its own fields."""
+
+    type: str
+    seat: int
+    card: str
+    vote: bool
+    cards: list[str]
+    signal: str
+    n: int | None
+
+
 class _ActionBase(msgspec.Struct, frozen=True, tag_field="type"):
     """An action's storage form is its fields with its kind as ``type`` (msgpack or JSON):
     ``{"type": "play", "seat": 1, "card": "3o"}``."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return msgspec.to_builtins(self)  # type: ignore[no-any-return]
+    def to_dict(self) -> ActionMap:
+        return cast(ActionMap, msgspec.to_builtins(self))
 
 
 class Play(_ActionBase, frozen=True, tag="play"):
@@ -53,7 +65,7 @@ class Signal(_ActionBase, frozen=True, tag="signal"):
 Action = Play | ChanterVote | Discard | Signal
 
 
-def action_from_dict(data: dict[str, Any]) -> Action:
+def action_from_dict(data: ActionMap) -> Action:
     """Rebuild an action from its plain-data form; a malformed one is an InvalidAction.
 
     Field values are not checked here but by the engine, which refuses a card that is not

@@ -43,7 +43,9 @@ import hashlib
 import re
 import secrets
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from protocol.records import FairBlock, Record, RecordDeal
 
 from . import chance, rules
 from .errors import RecordError
@@ -114,7 +116,7 @@ def contributed_words(n: int) -> str:
 
 
 def reveal(secret: str, salt: str, contributions: Sequence[str | None],
-           scheme: int = CURRENT) -> dict[str, Any]:
+           scheme: int = CURRENT) -> FairBlock:
     """The record's ``fair`` object (R17), written only once the match is over."""
     return {
         "scheme": scheme_name(scheme),
@@ -150,7 +152,7 @@ def compare_commitment(given: str, committed: str) -> None:
                           f"given {text[:at]}[{text[at:]}]) (R8a)")
 
 
-def _require_complete(number: int, deal: dict[str, Any], options: Options) -> None:
+def _require_complete(number: int, deal: RecordDeal, options: Options) -> None:
     """Scheme 2 records say everything chance decided: each deal's chanter exchange (R9)
     and, with risky signals, every signal and who noticed it (R16)."""
     if options.chanter and deal.get("chanter") is None:
@@ -161,7 +163,7 @@ def _require_complete(number: int, deal: dict[str, Any], options: Options) -> No
                           "cannot be checked (R16, R17)", deal=number)
 
 
-def _check_hands(number: int, deal: dict[str, Any],
+def _check_hands(number: int, deal: RecordDeal,
                  dealt: tuple[list[list[str]], list[str]], chanter_on: bool) -> None:
     """R8 (and R9): every hand as played is exactly the hand the seed dealt, with the
     talon share taken and the discards left out when the record says the talon was
@@ -222,7 +224,7 @@ def _material(fair: object) -> Material:
     return Material(scheme, fair["commitment"], fair["secret"], fair["salt"], contributions)
 
 
-def check_record(record: dict[str, Any], expected: str | None = None) -> str:
+def check_record(record: Record, expected: str | None = None) -> str:
     """R8a: ``"proven"`` when the record's deals follow from seed material that matches its
     commitment (and ``expected``, the commitment a player was shown, if given);
     ``"unproven"`` for a record without seed material (a match played before fair deals).

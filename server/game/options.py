@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Literal, cast
 
+from protocol.records import OptionsMap
 from protocol.vocab import SIGNALS_MODES, SignalsMode
 
 from .errors import InvalidOptions
@@ -43,17 +44,18 @@ class Options:
         if isinstance(risk, bool) or not isinstance(risk, int | float) or not 0 <= risk <= 1:
             raise InvalidOptions("signal_risk must be a number from 0 to 1")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OptionsMap:
         # Not dataclasses.asdict, which deep-copies every value: every stored table
         # document holds its options (the load bench's profile showed asdict at 2.7%).
-        return {name: getattr(self, name) for name in _FIELD_NAMES}
+        return cast(OptionsMap, {name: getattr(self, name) for name in _FIELD_NAMES})
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> Options:
-        """Build options from plain data; unknown keys are ignored (records may carry more)."""
+    def from_dict(cls, data: OptionsMap | None) -> Options:
+        """Build options from plain data; unknown keys are ignored (records may carry more),
+        and every value is checked (``__post_init__``): the data may come from anywhere."""
         data = data or {}
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**cast(OptionsMap, {k: v for k, v in data.items() if k in known}))
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Options))

@@ -7,16 +7,27 @@ from the rules, never read from the file, so a record cannot lie about a result.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
+from protocol.records import (
+    ChanterBlock,
+    DealSummary,
+    Record,
+    RecordDeal,
+    RecordSummary,
+    SignalEntry,
+    TrickSummary,
+)
 from protocol.vocab import Phase
 
 from . import fair, rules
 from .actions import SIGNALS
 from .cards import STRENGTH
 from .errors import InvalidOptions, RecordError
-from .match import Match, SignalRecord
+from .match import Match
+from .matchstate import SignalRecord
 from .options import Options
 from .seats import left_of, partner_of
 
@@ -33,7 +44,7 @@ def export_record(
     *,
     include_seed: bool = False,
     reveal: bool | None = None,
-) -> dict[str, Any]:
+) -> Record:
     """Write ``match`` (finished or not) as a record: finished deals, then the current one's
     finished tricks once its play has begun.
 
@@ -44,9 +55,9 @@ def export_record(
     (R8a) checks every hand exactly, and a replay shows them where they happened.
     """
     reveal = match.over if reveal is None else reveal
-    deals = []
+    deals: list[RecordDeal] = []
     for number, d in enumerate(match.deals, start=1):
-        deal: dict[str, Any] = {"dealer": d["dealer"], "hands": [list(h) for h in d["hands"]],
+        deal: RecordDeal = {"dealer": d["dealer"], "hands": [list(h) for h in d["hands"]],
                                 "tricks": [list(t) for t in d["tricks"]]}
         if reveal:
             if match.options.chanter and "votes" in d:    # deals stored before: not known
@@ -59,7 +70,7 @@ def export_record(
             "hands": [list(h) for h in match.play_hands],
             "tricks": [list(t["cards"]) for t in match.tricks],
         })
-    record: dict[str, Any] = {
+    record: Record = {
         "format": RECORD_FORMAT,
         "options": match.options.to_dict(),
         "seats": list(seats) if seats else [f"Seat {s}" for s in range(4)],
@@ -77,19 +88,19 @@ def export_record(
     return record
 
 
-def chanter_block(votes: list[bool | None], discards: list[list[str]]) -> dict[str, Any]:
+def chanter_block(votes: list[bool | None], discards: list[list[str]]) -> ChanterBlock:
     """A deal's R9 in a record: each seat's vote (null: not asked, the vote ended before),
     whether the talon was exchanged, and the six cards each of its two takers discarded."""
     return {"votes": list(votes), "exchange": all(v is True for v in votes),
             "discards": [list(x) for x in discards]}
 
 
-def signal_entry(signal: SignalRecord) -> dict[str, Any]:
+def signal_entry(signal: SignalRecord) -> SignalEntry:
     """One signal in a record: its sender, id and number, who received it (the partner,
     and any opponent who noticed it, R16) and ``at``, how many turn actions of the deal
     (chanter votes and discards, then cards) had been taken when it was sent."""
-    entry = {"from_seat": signal["from_seat"], "signal": signal["signal"], "n": signal["n"],
-             "to": list(signal["to"])}
+    entry: SignalEntry = {"from_seat": signal["from_seat"], "signal": signal["signal"],
+                          "n": signal["n"], "to": list(signal["to"])}
     if "at" in signal:
         entry["at"] = signal["at"]
     return entry
@@ -99,7 +110,7 @@ def signal_entry(signal: SignalRecord) -> dict[str, Any]:
 class _Replay:
     """One deal replayed under the rules."""
 
-    summary: dict[str, Any]
+    summary: DealSummary
     points: list[int]
 
 
@@ -129,7 +140,7 @@ def _check_hands(number: int, hands: object) -> list[list[str]]:
     return out
 
 
-def _check_chanter(number: int, deal: dict[str, Any], options: Options, dealer: int,
+def _check_chanter(number: int, deal: Mapping[str, object], options: Options, dealer: int,
                    hands: list[list[str]]) -> bool | None:
     """R9 as the record tells it: votes in turn from the dealer's left until the first
     refusal, and six discards for each of the two talon takers exactly when all four said
@@ -173,7 +184,7 @@ def _check_chanter(number: int, deal: dict[str, Any], options: Options, dealer: 
     return bool(exchange)
 
 
-def _check_signals(number: int, deal: dict[str, Any], options: Options) -> None:
+def _check_signals(number: int, deal: Mapping[str, object], options: Options) -> None:
     """R15-R16 as the record tells them: each signal from the vocabulary, received by the
     sender's partner, and by opponents only at a table with risky signals."""
     signals = deal.get("signals")
@@ -231,7 +242,7 @@ def _replay_deal(number: int, deal: object, options: Options, last: bool,
     remaining = [set(h) for h in hands]
     played: dict[str, tuple[int, int]] = {}
     leader = left_of(dealer)                       # R10
-    out_tricks: list[dict[str, Any]] = []
+    out_tricks: list[TrickSummary] = []
     winners: list[int | None] = []
     for t, cards in enumerate(tricks, start=1):
         if not isinstance(cards, list) or len(cards) != 4:
@@ -256,21 +267,22 @@ def _replay_deal(number: int, deal: object, options: Options, last: bool,
         out_tricks.append({"leader": leader, "winner": winner})
         winners.append(winner)
         leader = rules.next_leader(leader, winner)
-    summary: dict[str, Any] = {"dealer": dealer, "tricks": out_tricks}
+    # Built in this order (the keys' order is what ``aluette-record verify`` prints).
+    summary = cast(DealSummary, {"dealer": dealer, "tricks": out_tricks})
     if exchanged is not None:
         summary["exchange"] = exchanged
     if len(winners) == rules.TRICKS_PER_DEAL:
         score = rules.score_deal(winners, options.mordienne)
-        summary.update(trick_counts=score.trick_counts, winner=score.winner,
-                       points=score.points, mordienne=score.mordienne)
+        summary["trick_counts"], summary["winner"] = score.trick_counts, score.winner
+        summary["points"], summary["mordienne"] = score.points, score.mordienne
         return _Replay(summary, score.points)
     counts = [sum(1 for w in winners if w == s) for s in range(4)]
-    summary.update(trick_counts=counts, winner=None, points=[0, 0], mordienne=False,
-                   complete=False)
+    summary["trick_counts"], summary["winner"] = counts, None
+    summary["points"], summary["mordienne"], summary["complete"] = [0, 0], False, False
     return _Replay(summary, [0, 0])
 
 
-def verify_record(record: object, commitment: str | None = None) -> dict[str, Any]:
+def verify_record(record: object, commitment: str | None = None) -> RecordSummary:
     """R18: replay a record under the rules; R8a: check that its deals follow from its
     revealed seed material (``fair``: ``"proven"``, or ``"unproven"`` for a record without
     seed material). ``commitment``, the one a player was shown, must then be the record's.
@@ -288,7 +300,7 @@ def verify_record(record: object, commitment: str | None = None) -> dict[str, An
         raise RecordError("deals must be a non-empty list")
     complete = record.get("complete", True) is not False
     points = [0, 0]
-    out: list[dict[str, Any]] = []
+    out: list[DealSummary] = []
     previous_dealer: int | None = None
     target = options.target_points
     for number, deal in enumerate(deals, start=1):
@@ -316,8 +328,9 @@ def verify_record(record: object, commitment: str | None = None) -> dict[str, An
             + (f"; no team reached {target}" if target is not None else "")
         )
     result = rules.match_result(points) if ended and out[-1].get("complete", True) else "unfinished"
-    proof = fair.check_record(record, commitment)
-    summary: dict[str, Any] = {"deals": out, "points": points, "result": result, "fair": proof}
+    # Replayed above: its options, dealers and hands are well formed.
+    proof = fair.check_record(cast(Record, record), commitment)
+    summary: RecordSummary = {"deals": out, "points": points, "result": result, "fair": proof}
     if proof == "proven":
         summary["contributors"] = fair.contributors(record["fair"]["contributions"])
     return summary

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import protocol
 from protocol import ErrorCode, ServiceError
+from protocol.players import TableFilter
 from protocol.results import CreateResult, RecordResult, TablesPage
 from server.game import Match
 from server.store import StorageUnavailable, Store, VersionConflict
@@ -101,13 +102,14 @@ class Lobby:
 
     # ------------------------------------------------------------------ what players ask
 
-    async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
-        return await self.listing.page(player, cursor, limit)
+    async def page(self, player: str, cursor: str | None, limit: int | None,
+                   only: TableFilter | None = None) -> TablesPage:
+        return await self.listing.page(player, cursor, limit, only)
 
-    async def record(self, player: str, table_id: str, match: int | None = None
-                     ) -> RecordResult:
+    async def record(self, player: str, table_id: str, match: int | None = None,
+                     code: str | None = None) -> RecordResult:
         return await read_record(self.store, self.registry.get(table_id), player, table_id,
-                                 match)
+                                 match, code)
 
     def reopening(self, table: Table) -> contextlib.AbstractAsyncContextManager[None]:
         return self.openings.reopening(table)
@@ -188,6 +190,10 @@ class Lobby:
             why = self._done(table, now)
             if why is None:
                 continue
+            if why == "finished" and self.registry.on_finish is not None:
+                # Issue 27: its last match into the history, in case the process whose
+                # commit ended it stopped before keeping it (kept once: a no-op otherwise).
+                self.registry.on_finish(table)
             async with table.lock:
                 try:
                     await self.store.delete_table(table.id)

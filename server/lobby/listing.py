@@ -18,6 +18,7 @@ import msgspec
 
 import protocol
 from protocol import CommandError, ErrorCode, ServiceError
+from protocol.players import TableFilter
 from protocol.results import SeatRef, TablesPage, WatchRef
 from server.store import StorageUnavailable, Store
 
@@ -121,7 +122,8 @@ class Listing:
                 entries[tid] = entry
         self._entries, self._entries_at = entries, started
 
-    async def page(self, player: str, cursor: str | None, limit: int | None) -> TablesPage:
+    async def page(self, player: str, cursor: str | None, limit: int | None,
+                   only: TableFilter | None = None) -> TablesPage:
         """One page of the lobby, over every process: public tables and the private ones
         you sit at, tables with free seats first, then matches in play, then finished
         ones, which only those who sit there see (1.5: a finished match is no longer open
@@ -135,6 +137,8 @@ class Listing:
         visible = [(tid, e) for tid, e in entries.items()
                    if player in e.players
                    or not (e.private or e.status in ("finished", "abandoned"))]
+        if only is not None:     # 1.5: free seats, rated or casual, options (issue 27)
+            visible = [(tid, e) for tid, e in visible if self._accepts(only, tid, e)]
 
         def key(item: tuple[str, LobbyEntry]) -> SortKey:
             tid, e = item
@@ -167,6 +171,13 @@ class Listing:
         return TablesPage(tables=infos, seats=seats,
                           next=_encode_cursor(key(chunk[-1])) if more and chunk else None,
                           watching=watching)
+
+    def _accepts(self, only: TableFilter, table_id: str, entry: LobbyEntry) -> bool:
+        info = self._info(table_id, entry)
+        if info is None:
+            return False
+        free = sum(1 for s in info.seats if s.kind == "empty") if info.status == "waiting" else 0
+        return only.accepts(info.options, free)
 
     def _info(self, table_id: str, entry: LobbyEntry) -> protocol.TableInfo | None:
         table = self.registry.get(table_id)

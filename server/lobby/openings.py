@@ -32,6 +32,7 @@ class Openings:
         self._creating: Counter[str] = Counter()       # player -> opening in flight
         self._creating_from: Counter[str] = Counter()  # address -> opening in flight
         self._address_of: dict[str, str] = {}          # table id -> creator's address
+        self._matching = 0                              # the matchmaker's, in flight
 
     def made_from(self, table_id: str, address: str) -> None:
         self._address_of[table_id] = address
@@ -59,7 +60,8 @@ class Openings:
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage is unavailable; nothing was changed") from None
-        if new and len(entries) + sum(self._creating.values()) >= s.max_tables:
+        if new and len(entries) + sum(self._creating.values()) + self._matching \
+                >= s.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
                                "it can hold; join one or try later")
         if (self._open_tables_of(creator, entries) + self._creating[creator]
@@ -87,6 +89,20 @@ class Openings:
                 self._creating_from[address] -= 1
                 if self._creating_from[address] <= 0:
                     del self._creating_from[address]
+
+    @contextlib.asynccontextmanager
+    async def matching(self, wanted: int) -> AsyncIterator[int]:
+        """Room for up to ``wanted`` tables the matchmaker makes (issue 27): they count
+        against the server's total like any new table, in flight until the block ends; the
+        rest wait in the queue."""
+        entries = await self.listing.entries(fresh=True)
+        room = max(0, min(wanted, self.settings.max_tables - len(entries)
+                          - sum(self._creating.values()) - self._matching))
+        self._matching += room
+        try:
+            yield room
+        finally:
+            self._matching -= room
 
     @contextlib.asynccontextmanager
     async def reopening(self, table: Table) -> AsyncIterator[None]:

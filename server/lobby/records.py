@@ -2,11 +2,14 @@
 
 Each finished match's record is stored with the commit that ends it (and outlives the
 table): the table's latest, and one per match number (a rematch is a match of its own). A
-private table's records are only for those who sat at it; anyone else is told there is no
-such table, exactly as if there were none.
+private table's records are only for those who sat at it, or who hold its join code (a
+shared replay link, issue 28); anyone else is told there is no such table, exactly as if
+there were none.
 """
 
 from __future__ import annotations
+
+import hmac
 
 import msgpack
 import msgspec
@@ -21,17 +24,25 @@ from ..table import Table
 _NONE = "no such table or record"
 
 
+def _holds(code: str | None, actual: object) -> bool:
+    """``code`` is the table's join code (compared in constant time)."""
+    return (code is not None and isinstance(actual, str)
+            and hmac.compare_digest(code.encode(), actual.encode()))
+
+
 async def read_record(store: Store, held: Table | None, player: str, table_id: str,
-                      match: int | None = None) -> RecordResult:
-    """The record of ``table_id``'s match ``match`` (its latest if None) for ``player``;
-    ``held``: the table if this process holds it (its state says what is finished)."""
+                      match: int | None = None, code: str | None = None) -> RecordResult:
+    """The record of ``table_id``'s match ``match`` (its latest if None) for ``player``,
+    who may hold the table's join ``code``; ``held``: the table if this process holds it
+    (its state says what is finished)."""
     try:
         check_id("table", table_id)
     except ValueError:
         raise CommandError(ErrorCode.NO_SUCH_TABLE, _NONE) from None
     if held is not None and not held.closed:
         st = held.state
-        if st.private and player not in st.members and st.seat_of(player) is None:
+        if (st.private and player not in st.members and st.seat_of(player) is None
+                and not _holds(code, st.code)):
             raise CommandError(ErrorCode.NO_SUCH_TABLE, _NONE)
         finished = st.matches_finished()
         if match is not None and match > st.matches_started():
@@ -52,9 +63,10 @@ async def read_record(store: Store, held: Table | None, player: str, table_id: s
     try:
         wrapper = msgpack.unpackb(raw)
         private, members, body = wrapper["private"], wrapper["members"], wrapper["record"]
+        secret = wrapper.get("code")                # None: stored before 1.5's codes
     except (ValueError, TypeError, KeyError, msgpack.UnpackException):
-        private, members, body = False, [], raw    # a record stored before access rules
-    if private and player not in members:
+        private, members, body, secret = False, [], raw, None   # stored before access rules
+    if private and player not in members and not _holds(code, secret):
         raise CommandError(ErrorCode.NO_SUCH_TABLE, _NONE)
     return RecordResult(table=table_id, record=msgspec.json.decode(body),
                         match=_record_match(raw) or match)

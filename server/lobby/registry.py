@@ -48,6 +48,8 @@ class Registry:
         self.clock = clock
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
+        #: Given to every table held here: what to do when a match ends (issue 27).
+        self.on_finish: Callable[[Table], None] | None = None
         #: Told of every table this process stops holding, however it ends (the lobby's
         #: caches of it go with it).
         self.forgotten: list[Callable[[str], None]] = []
@@ -123,6 +125,7 @@ class Registry:
             return existing
         table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
                       membership=self.cluster, match=match, clock=self.clock)
+        table.on_finish = self.on_finish
         self.tables[state.id] = table
         self.cluster.watch(state.id)
         self._run(table)

@@ -11,11 +11,12 @@ Nothing else of the match is handed on, so the review cannot look at a hidden ca
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
 from protocol import TableView
+from protocol.records import Record, SignalEntry
 from server.game import (
     ALL_CARDS,
     ChanterVote,
@@ -76,7 +77,7 @@ def _scripted(options: Options, seed: str, scheme: int, first_dealer: int,
     return match
 
 
-def _seed(record: dict[str, Any]) -> tuple[str | None, int]:
+def _seed(record: Record) -> tuple[str | None, int]:
     """The record's seed and chance scheme (R8a), if it reveals them."""
     material = record.get("fair")
     if isinstance(material, dict) and material.get("scheme") in fair.SCHEMES:
@@ -86,7 +87,7 @@ def _seed(record: dict[str, Any]) -> tuple[str | None, int]:
     return None, chance.CURRENT
 
 
-def _deals(record: dict[str, Any], options: Options) -> list[Dealt]:
+def _deals(record: Record, options: Options) -> list[Dealt]:
     """Each deal's hands before any exchange, and its talon (R8, R9)."""
     seed, scheme = _seed(record)
     out: list[Dealt] = []
@@ -114,7 +115,7 @@ def _deals(record: dict[str, Any], options: Options) -> list[Dealt]:
     return out
 
 
-def decisions(record: dict[str, Any], seat: int) -> list[Decision]:
+def decisions(record: Record, seat: int) -> list[Decision]:
     """Every decision ``seat`` took in ``record``, in order, with its view at that moment.
 
     Raises :class:`RecordError` for a record that does not replay under the rules (R18),
@@ -169,7 +170,7 @@ def decisions(record: dict[str, Any], seat: int) -> list[Decision]:
     return out
 
 
-def _signaller(match: Match, pending: list[dict[str, Any]]) -> Callable[[int], None]:
+def _signaller(match: Match, pending: list[SignalEntry]) -> Callable[[int], None]:
     """Sends a deal's recorded signals as the deal reaches them: each one once ``taken``
     turn actions are done (its ``at``), reaching exactly whom the record says (R16)."""
 

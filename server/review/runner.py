@@ -14,7 +14,8 @@ import functools
 import json
 import multiprocessing
 from collections.abc import Callable
-from typing import Any
+
+from protocol.records import Record
 
 from .evaluate import DEFAULT_SETTINGS, Settings, evaluate
 from .replay import Decision, decisions
@@ -24,7 +25,7 @@ from .report import DecisionReview, Review, summarize
 Progress = Callable[[int, int], None]
 
 
-def review_record(record: dict[str, Any], seat: int, *, workers: int = 2,
+def review_record(record: Record, seat: int, *, workers: int = 2,
                   settings: Settings = DEFAULT_SETTINGS, salt: str = "0",
                   progress: Progress | None = None) -> Review:
     """Review ``seat``'s decisions in ``record`` (raises RecordError for a bad record)."""

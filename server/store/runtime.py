@@ -40,7 +40,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 import redis.asyncio as aioredis
 
@@ -83,6 +83,17 @@ class StorageConfig:
             raise ValueError("max_connections must be at least 1")
         if not self.pool_timeout_s > 0:
             raise ValueError("pool_timeout_s must be positive")
+
+
+class StoreStatus(TypedDict, total=False):
+    """The store in ``/healthz`` (public: no address, pid, path or secret); empty without
+    a ``Storage`` (a bare ``Store`` given to the hub)."""
+
+    backend: str
+    available: bool
+    identity_ok: bool
+    restarts: int
+    restarting: bool
 
 
 class Storage:
@@ -142,7 +153,7 @@ class Storage:
         self._available = ok
         return ok
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> StoreStatus:
         """For /healthz (public): no address, pid, path or secret.
 
         ``available``: the last ``check()`` succeeded; ``identity_ok``: no connection has

@@ -124,7 +124,9 @@ return {1, redis.call('LRANGE', KEYS[1], lo, -1)}
 # until ``now + grace`` (or the first command on the new connection), in case the welcome
 # carrying the new token is lost on the way. Any older token dies here.
 # ARGV[6], when not empty, is the name the hello gave: the session takes it (1.5).
-# Returns {1, name} or {0} when the presented token is not this session's.
+# Returns {1, name, generation} or {0} when the presented token is not this session's; the
+# generation counts the session's rotations: of two hellos at once, the later rotation (the
+# higher generation) holds the current token, whatever order their answers arrive in.
 SESSION_HELLO = """
 local s = redis.call('HMGET', KEYS[1], 'current', 'previous', 'previous_until', 'name')
 if not s[1] then return {0} end
@@ -139,7 +141,7 @@ if ARGV[6] and ARGV[6] ~= '' then
   redis.call('HSET', KEYS[1], 'name', name)
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
-return {1, name}
+return {1, name, redis.call('HINCRBY', KEYS[1], 'gen', 1)}
 """
 
 # KEYS: session hash. ARGV: the connection's token digest, ttl s.

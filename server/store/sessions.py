@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from redis.commands.core import AsyncScript
 
@@ -14,6 +14,12 @@ from server.store.base import StoreBase, _text
 from server.store.client import unavailable_on_error
 from server.store.keys import check_id, check_token_hash
 
+
+class Rotated(NamedTuple):
+    """A session's token rotated by a hello: its name, and the rotation's generation."""
+
+    name: str
+    generation: int
 
 class SessionStore(StoreBase):
     """Sessions (only token digests are stored) and the tables a session watches."""
@@ -46,6 +52,15 @@ class SessionStore(StoreBase):
         given, becomes the session's name (a hello renames its session, protocol 1.5).
         Returns the session's name, or None when ``presented`` is not this session's
         (unknown, replaced, expired)."""
+        rotated = await self.rotate_session(player_id, presented, new, grace_s=grace_s,
+                                            ttl_s=ttl_s, now=now, name=name)
+        return None if rotated is None else rotated.name
+
+    async def rotate_session(self, player_id: str, presented: str, new: str, *,
+                             grace_s: int, ttl_s: int, now: float | None = None,
+                             name: str | None = None) -> Rotated | None:
+        """:meth:`resume_session`, with the rotation's generation (1, 2, ... per session):
+        of two hellos with one token at once, the higher generation holds the token."""
         check_token_hash(presented)
         check_token_hash(new)
         now = time.time() if now is None else now
@@ -56,7 +71,7 @@ class SessionStore(StoreBase):
         if not reply[0]:
             return None
         name = reply[1]
-        return name.decode() if isinstance(name, bytes) else str(name)
+        return Rotated(name.decode() if isinstance(name, bytes) else str(name), int(reply[2]))
 
     async def confirm_session(self, player_id: str, token_hash: str, ttl_s: int) -> bool:
         """The connection holding ``token_hash`` sent a command: retire the token its hello

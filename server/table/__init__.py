@@ -11,6 +11,7 @@ Rooms, from the pure to the shell (docs/ARCHITECTURE.md, "A table"):
 - :mod:`.replies`: the answers remembered, so a resent command is carried out once;
 - :mod:`.replica`: this process's copy, kept equal to the store (commit, follow, catch up);
 - :mod:`.clock`: bots, timers, grace periods;
+- :mod:`.attending`: what the table is now, its presence, its place among the processes;
 - :mod:`.actor`: :class:`Table`, which puts them together, one command at a time.
 """
 

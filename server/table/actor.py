@@ -22,24 +22,23 @@ scope (:meth:`Table.run`) that ends when the table closes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import protocol
-from protocol import AluetteError, CloseCode, CommandError, ErrorCode, ServiceError
+from protocol import CloseCode, CommandError, ErrorCode, ServiceError
 from protocol.results import LeaveResult, Result
 from server.game import Match
-from server.store import StorageUnavailable, Store, VersionConflict
+from server.store import Store, VersionConflict
 
 from .. import logs
 from ..botrunner import BotRunner
 from ..config import Settings
 from ..viewer import Viewer
-from . import chat, mutations, watching
+from . import chat, watching
+from .attending import Attending
 from .clock import TableClock
 from .decide import Mutation, Watch, plan_for
 from .fanout import Viewers, head_payloads, visible
@@ -52,10 +51,6 @@ from .state import TableState
 
 log = logging.getLogger(__name__)
 
-#: Pauses between tries of a presence change that conflicted with the table's other
-#: commits (a busy table on another process): about 7 s in all.
-PRESENCE_RETRIES_S = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0)
-
 @dataclass(frozen=True, slots=True)
 class Origin:
     """The connection whose command is being executed, the command, and what it does to
@@ -66,7 +61,11 @@ class Origin:
     watch: Watch = None
 
 
-class Table:
+class Table(Attending):
+    """One table on this process: its parts (:class:`.attending.Attending` has what it is
+    now, its presence and its place among the processes), its tasks, and its one way to
+    change, :meth:`execute`, one command at a time under its lock."""
+
     def __init__(self, state: TableState, version: int, *, store: Store, settings: Settings,
                  bots: BotRunner, membership: Membership, match: Match | None = None,
                  clock: Callable[[], float] = time.time) -> None:
@@ -91,6 +90,8 @@ class Table:
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
         self.clock.note_turn()
+        #: Called once a commit of this process ends a match (issue 27: history, ratings).
+        self.on_finish: Callable[[Table], None] | None = None
 
     # ------------------------------------------------------------------ what it is now
 
@@ -113,32 +114,6 @@ class Table:
     @property
     def stalled_since(self) -> float | None:
         return self.clock.stalled_since
-
-    def spectators(self) -> int:
-        """Connections watching without a seat, on every process (the spectator limit)."""
-        return self.presence.spectators(self.state)
-
-    def watched(self) -> bool:
-        """Someone is here, on any process: bots pause without."""
-        return self.presence.anyone()
-
-    humans_watching = watched
-
-    def info(self) -> protocol.TableInfo:
-        """The lobby's description; ``spectators`` counts people watching without a seat."""
-        return self.state.info(len(self.presence.watchers(self.state)))
-
-    async def announce_spectators(self) -> None:
-        """How many watch is part of the table's news (``TableInfo.spectators``, people
-        watching without a seat): a spectator's arrival or departure is announced to
-        everyone at the table and to the lobby (issue 31, item 8)."""
-        async with self.lock:
-            if self.closed or len(self.presence.watchers(self.state)) == self.announced:
-                return
-            try:
-                await self.execute(lambda w: w.table_changed())
-            except AluetteError as exc:
-                log.warning("table %s: spectator count not announced: %s", self.id, exc)
 
     # ------------------------------------------------------------------ its tasks
 
@@ -244,6 +219,8 @@ class Table:
                 self.announced = change.spectators_told
             headed = self._answer(origin, result)
             self._show(change, skip=headed)
+            if change.finished and self.on_finish is not None:
+                self.on_finish(self)
             return result
         raise ServiceError(ErrorCode.CONFLICT, "the table kept changing while your command was "
                            "applied; nothing was applied, send it again with the same id")
@@ -288,87 +265,6 @@ class Table:
             if mine and not viewer.events(self.id, first, mine):
                 self.head(viewer)
 
-    # ------------------------------------------------------------------ other processes
-
-    def hear(self, message: bytes | None) -> None:
-        """A commit another process published (None: catch up from the store)."""
-        self.follower.hear(message)
-
-    async def catch_up(self) -> None:
-        await self.follower.catch_up()
-
-    def _show_heard(self, change: Change) -> None:
-        """Another process changed the table: the answer its message carries is kept here
-        too; a change read from the store (a catch-up) does not say, so the answers are
-        read from the store again."""
-        if change.reply is not None:
-            self.replies.learn(*change.reply)
-        elif change.outcome is not Outcome.UNCHANGED and not change.replies_known:
-            self.replies.clear()
-        self._show(change)
-
-    async def send_beacon(self) -> None:
-        """Tell the other processes which version this table is at (a process that joined
-        while this one was alone has not heard its commits: it catches up)."""
-        await self.store.publish_table(self.id, self.replica.beacon(self.now()))
-
-    async def take_over(self) -> None:
-        """This process has just taken the table's lease: whoever the seats' connections
-        were on, a seat with no live connection anywhere is disconnected now (a restart, or
-        the previous owner's process died with them); its grace period runs from now."""
-        await self.catch_up()
-        await self.refresh_presence()
-        for seat, s in enumerate(self.state.seats):
-            if s.kind == "human" and s.player and s.connected != self.presence.connected(
-                    s.player):
-                await self.seat_presence(seat)
-
-    def set_owned(self, owned: bool) -> None:
-        if owned != self.owned:
-            self.owned = owned
-            self.clock.restart_turn()
-
-    # ------------------------------------------------------------------ presence
-
-    async def refresh_presence(self) -> None:
-        """The other processes' presence counts, read from the store."""
-        if await self.presence.refresh(self.store):
-            self.clock.poke()
-
-    def adopt_presence(self, stored: dict[str, int]) -> None:
-        """The presence counts as the store has them (read for many tables at once)."""
-        if self.presence.adopt(stored):
-            self.clock.poke()
-
-    async def seat_presence(self, seat: int) -> None:
-        """Record whether the human in ``seat`` has a live connection here (news only).
-
-        Decided under the table's lock, against the state as it is then: a connection
-        that drops while another of the same player resumes must not leave the seat marked
-        disconnected (whichever runs second sees the other's result).
-        """
-        for pause in PRESENCE_RETRIES_S:
-            async with self.lock:
-                s = self.state.seats[seat]
-                if s.kind != "human" or s.player is None:
-                    return
-                if self.membership.others_alive():
-                    with contextlib.suppress(StorageUnavailable):
-                        await self.refresh_presence()     # a connection on another process
-                connected = self.presence.connected(s.player)
-                if s.connected == connected:
-                    return
-                try:
-                    await self.execute(functools.partial(mutations.connection_change,
-                                                         seat=seat, connected=connected))
-                    return
-                except AluetteError as exc:
-                    failure = exc
-            # Nobody resends a presence change: given up, the seat of a player who left
-            # stayed "connected" and no bot took it (bench/soak.py, issue 30).
-            await asyncio.sleep(pause)
-        log.warning("table %s: seat %s presence not recorded: %s", self.id, seat, failure)
-
     async def viewer_gone(self, viewer: Viewer) -> None:
         """A connection closed: stop sending to it; a seat whose last connection it was is
         now disconnected (its grace period starts)."""
@@ -381,6 +277,7 @@ class Table:
         else:
             await self.announce_spectators()
         self.clock.poke()
+
 
     # ------------------------------------------------------------------ watching
 

@@ -9,7 +9,12 @@ Rules (docs/PROTOCOL.md, ``chat`` and ``mute``):
   so it is no channel for partner signals, which stay R15's vocabulary (R16 decides who
   receives those).
 - The text arrives cleaned (:func:`protocol.clean_text`, in the decoder) and at most
-  ``MAX_CHAT_LEN`` code points long.
+  ``MAX_CHAT_LEN`` code points long; text made mostly of combining marks is refused
+  (``too_many_marks``, :func:`protocol.mostly_marks`: it draws over the other lines).
+- Muting is kept by player id (``mutes``, and the sender ids derived from it), never by
+  connection or token: a muted player who comes back on a new connection, after a
+  restart, or after leaving, is still muted; an account's devices all speak as the
+  account's player, so a mute follows the account (issue 30).
 - Muting is applied when a message is stored: a player who muted its sender is not in its
   audience, so the message is neither sent to them nor numbered in their sequence (no
   gap, nothing to replay). Unmuting applies to messages sent afterwards.
@@ -71,6 +76,9 @@ def post(work: Work, player: str, name: str, text: str, *, allowed: bool = True
     if not allowed:
         raise ServiceError(ErrorCode.RATE_LIMITED, "too many chat messages; wait a moment "
                            "and send it again")
+    if protocol.mostly_marks(text):
+        raise CommandError(ErrorCode.TOO_MANY_MARKS, "that text is mostly combining marks; "
+                           "write it with fewer accents")
     sender = sender_id(state, player)
     muting = frozenset(p for p, muted in state.mutes.items() if sender in muted)
     event = protocol.ChatMessage(from_seat=seat, name=name, text=text, sender=sender)

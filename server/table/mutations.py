@@ -13,13 +13,13 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 
 import protocol
 from protocol import CommandError, ErrorCode, EventPayload
 from protocol.fields import BotLevel
+from protocol.records import Record
 from protocol.results import LeaveResult, SeatResult, TableResult
 from server.game import Action, Event, Match, Private
 from server.game.record import export_record
@@ -107,7 +107,7 @@ class Work:
             case _:
                 self.emit(event)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> Record:
         """The R17 record of the match, with the seats' names; once the match is over, its
         number at the table and its seed material (R8a), never before."""
         assert self.match is not None
@@ -332,6 +332,7 @@ def begin_match(work: Work) -> None:
             moved[new] = state.seats[old]
         state.seats = moved
     state.status = "playing"
+    state.lineup = [s.player if s.kind == "human" and not s.bot else None for s in state.seats]
     for p in state.humans():
         if p not in state.members:
             state.members.append(p)

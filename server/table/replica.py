@@ -64,6 +64,8 @@ class Change:
     #: complete. A change read from the store does not say.
     replies_known: bool = False
     reply: tuple[str, bytes] | None = None
+    #: This commit ended a match (issue 27: its history and ratings are kept).
+    finished: bool = False
 
 
 class Replica:
@@ -125,6 +127,8 @@ class Replica:
                 if finished:
                     record = msgpack.packb({"private": state.private,
                                             "members": state.members,
+                                            # issue 28: its holders may read the record
+                                            "code": state.code,
                                             "record": msgspec.json.encode(work.record()),
                                             "match": state.matches_started()})
             body = state.to_bytes()
@@ -151,7 +155,7 @@ class Replica:
                                "id (it is never applied twice)") from None
         self.lights = self.lights + 1 if light else 0
         self.state, self.match = state, work.match
-        return Change(Outcome.CHANGED, entries, before, told)
+        return Change(Outcome.CHANGED, entries, before, told, finished=finished)
 
     def beacon(self, now: float) -> bytes:
         """A message saying only which version this table is at (for a process that joined

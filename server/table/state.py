@@ -20,12 +20,13 @@ nothing here is ever sent, and the record reveals ``match_seed`` only once the m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
 from protocol import ChatMessage, TableInfo, TableOptions, encode
 from protocol.fields import BotLevel, SeatKind, TableStatus
+from protocol.records import FairBlock, OptionsMap
 from protocol.views import SeatInfo
 from server.game import Options, fair
 
@@ -87,7 +88,7 @@ class SeedMaterial(msgspec.Struct, kw_only=True):
         return SeedMaterial(secret=self.secret, salt=self.salt, contributions=contributions,
                             scheme=self.scheme)
 
-    def reveal(self) -> dict[str, Any]:
+    def reveal(self) -> FairBlock:
         """The record's ``fair`` block, once the match is over (R8a, R17)."""
         return fair.reveal(self.secret, self.salt, self.contributions, self.scheme)
 
@@ -132,12 +133,15 @@ class TableState(msgspec.Struct, kw_only=True):
     #: The latest chat lines (``CHAT_HISTORY``), for the heads' ``chat_history``; replaced,
     #: never changed in place, so a command's copy may share it.
     chat: list[ChatMessage] = msgspec.field(default_factory=list)
+    #: Who sat where when the current (or last) match started: a human's player id, None
+    #: for a bot or a program (issue 27: history, and who takes a rated match's result).
+    lineup: list[str | None] = msgspec.field(default_factory=list)
 
     # ------------------------------------------------------------------ queries
 
     def engine_options(self) -> Options:
         data = msgspec.structs.asdict(self.options)
-        return Options.from_dict({k: data[k] for k in ENGINE_OPTIONS})
+        return Options.from_dict(cast(OptionsMap, {k: data[k] for k in ENGINE_OPTIONS}))
 
     def seat_of(self, player: str) -> int | None:
         for i, s in enumerate(self.seats):

@@ -5,6 +5,9 @@
 - :func:`resume`: a viewer that comes back gets what it missed since its ``last_seq``,
   read from the table's log without the table's lock (:func:`read_replay`), or a head when
   the log no longer holds it all; its live events are held meanwhile and follow in order.
+  A replay is bounded (issue 30, resume amplification; :func:`worth_replaying`): a
+  spectator far behind, or one that never watched the table, gets a head, and every replay
+  is paid for from its address's and the process's budget (a head when they are spent).
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ class Watched(Protocol):
 
 #: Players admitted as spectators of a private table, remembered so their resume works.
 GUESTS_KEPT = 200
+#: The most events a spectator's resume replays: further behind, it gets a head (a
+#: snapshot, a few frames), never thousands of events (issue 30).
+SPECTATOR_REPLAY_MAX = 100
 
 
 def admit_spectator(state: TableState, player: str, code: str | None, spectators: int,
@@ -124,6 +130,26 @@ async def read_replay(store: Store, table_id: str, player: str, after: int, upto
         window = min(window * 4, log_max)
 
 
+async def worth_replaying(table: Watched, viewer: Viewer, seat: int | None,
+                          was_watching: bool, events: int) -> bool:
+    """Whether a resume replays ``events`` events rather than sending a head (issue 30).
+
+    A spectator gets a replay only when it is not far behind (:data:`SPECTATOR_REPLAY_MAX`)
+    and it watched this table before (this connection watches it, or the store remembers
+    that the player does, ``list_tables.watching``): a stranger cannot make a table replay
+    its log for it. Anyone's replay is then paid for by the viewer's address and the
+    process (:meth:`~server.viewer.Viewer.may_replay`); a head costs a few frames.
+    """
+    if events <= 0:
+        return True
+    if seat is None:
+        if events > SPECTATOR_REPLAY_MAX:
+            return False
+        if not was_watching and table.id not in await table.store.watching(viewer.player):
+            return False
+    return viewer.may_replay(events)
+
+
 def _may_watch(table: Watched, viewer: Viewer, code: str | None) -> bool:
     """Refuse a spectator the table cannot take; True when this admits a new guest."""
     if table.state.seat_of(viewer.player) is not None or viewer in table.viewers:
@@ -164,7 +190,8 @@ async def resume(table: Watched, viewer: Viewer, cmd: protocol.Resume) -> None:
             await table.seat_presence(seat)
         upto, anchor = table.state.seq_for(player), table.state.gseq
         replay = None
-        if cmd.last_seq <= upto:
+        if cmd.last_seq <= upto and await worth_replaying(table, viewer, seat, was_watching,
+                                                          upto - cmd.last_seq):
             replay = await read_replay(table.store, table.id, player, cmd.last_seq, upto,
                                        anchor, table.settings.event_log_max)
     except BaseException as exc:

@@ -3,10 +3,12 @@
 ``aluette-server`` answers plain ``GET`` requests on its websocket port (issue 13), so a
 link is all four friends need:
 
-- ``GET /`` is the lobby and ``GET /t/<table-id>`` a table (a link to share; a private
+- ``GET /`` is the lobby, ``GET /u/<name>`` a registered player's profile (issue 27) and
+  ``GET /t/<table-id>`` a table (a link to share; a private
   table's link carries its join code in the fragment, ``#code=K7Q2``, which browsers never
   send to a server or put in a ``Referer``), and ``GET /r/<table-id>[/<match>]`` a finished
-  match's replay; all are the same single page;
+  match's replay (``GET /r/`` replays a downloaded record file); all are the same single
+  page;
 - ``GET /static/<version>/<file>`` are its CSS, ES modules and icon. ``<version>`` is a
   hash of every static file, so an asset URL names exactly one content: it is cached for a
   year (``immutable``) and a new release changes every URL at once, while the page itself
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import http
+import ipaddress
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,7 +72,9 @@ def csp_for(host: str | None) -> str:
 
 _TABLE_PATH = re.compile(r"/t/[A-Za-z0-9_-]{1,64}")
 #: A finished match's replay (issue 28): the same page, which js/replay.mjs draws.
-_REPLAY_PATH = re.compile(r"/r/[A-Za-z0-9_-]{1,64}(/[1-9][0-9]{0,5})?")
+_REPLAY_PATH = re.compile(r"/r/?|/r/[A-Za-z0-9_-]{1,64}(/[1-9][0-9]{0,5})?")
+#: A registered player's profile (issue 27): the same page, which js/players.mjs draws.
+_PROFILE_PATH = re.compile(r"/u/[^/?#]{1,200}")
 _STATIC_PREFIX = "/static/"
 
 
@@ -119,7 +124,11 @@ class Site:
         names = locales.languages()
         shelf = resources.files("locales")
         for code in names:
-            files[f"locales/{code}.json"] = (shelf / f"{code}.json").read_bytes()
+            # The terminal's own words ("cli." keys) stay out of the page's download.
+            words = json.loads((shelf / f"{code}.json").read_bytes())
+            files[f"locales/{code}.json"] = json.dumps(
+                {k: v for k, v in words.items() if not k.startswith("cli.")},
+                ensure_ascii=False, separators=(",", ":")).encode()
         files["locales/index.json"] = json.dumps(names, ensure_ascii=False).encode()
         return cls(files)
 
@@ -127,7 +136,7 @@ class Site:
         """The answer to a plain GET for the page or an asset; None for any other path."""
         path = request.path.split("?", 1)[0].split("#", 1)[0]
         if (path == "/" or path == "/index.html" or _TABLE_PATH.fullmatch(path)
-                or _REPLAY_PATH.fullmatch(path)):
+                or _REPLAY_PATH.fullmatch(path) or _PROFILE_PATH.fullmatch(path)):
             return _send(request, self.page, "no-cache")
         if path.startswith(_STATIC_PREFIX):
             version, _, name = path[len(_STATIC_PREFIX):].partition("/")
@@ -221,6 +230,96 @@ def origin_allowed(request: Request, allowed: list[str]) -> bool:
     return bool(o_host) and (o_host, o_port) == (h_host, h_port)
 
 
+# --------------------------------------------------------------------------- methods, hosts
+
+#: The methods the server answers (issue 30, item 5): any other gets 405.
+METHODS = ("GET", "HEAD")
+
+
+def method_refused(request: Request) -> Response | None:
+    """405 with ``Allow`` for a method other than GET and HEAD (it used to get the page)."""
+    if request.method in METHODS:
+        return None
+    response = _plain(http.HTTPStatus.METHOD_NOT_ALLOWED)
+    response.headers["Allow"] = ", ".join(METHODS)
+    return response
+
+
+def for_method(request: Request, response: Response) -> Response:
+    """A HEAD is answered as the GET would be, without the body."""
+    if request.method != "HEAD" or not response.body:
+        return response
+    return Response(response.status_code, response.reason_phrase, response.headers, b"")
+
+
+#: Names every server answers to, whatever it listens on.
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+_WILDCARDS = frozenset({"", "0.0.0.0", "::"})
+
+
+@dataclass(frozen=True, slots=True)
+class Hosts:
+    """The ``Host`` headers the server answers (DNS rebinding, issue 30 item 5)."""
+
+    #: Host names and addresses (lower-case, IPv6 without brackets).
+    names: frozenset[str]
+    #: Listening on every address: any IP address is one of ours (an address cannot be
+    #: rebound; only a name can be made to point at us).
+    any_address: bool = False
+    #: ``--allowed-hosts '*'``: the check is off.
+    any_host: bool = False
+
+
+def parse_hosts(setting: str, *, listen: str, origins: list[str]) -> Hosts:
+    """``--allowed-hosts`` (comma-separated names, ``*`` for any), plus the address the
+    server listens on, the loopback names and the hosts of ``--allowed-origins`` (a public
+    name the operator configured already)."""
+    listed = [h.strip().lower() for h in setting.split(",") if h.strip()]
+    names = set(LOOPBACK)
+    for entry in listed:
+        host, _ = _host_port(entry, None)
+        names.add(host or entry)
+    for origin in origins:
+        host, _ = _host_port(origin.partition("://")[2], None)
+        if host:
+            names.add(host)
+    listen = listen.strip().lower()
+    if listen not in _WILDCARDS:
+        names.add(listen.strip("[]"))
+    return Hosts(frozenset(names), any_address=listen in _WILDCARDS, any_host="*" in listed)
+
+
+def host_allowed(host: str | None, hosts: Hosts) -> bool:
+    """Whether a request with this ``Host`` header is for us. None (no header: not a
+    browser, which always sends one) is; an ill-formed one is not."""
+    if host is None or hosts.any_host:
+        return True
+    if not _HOST.fullmatch(host):
+        return False
+    name, _ = _host_port(host, None)
+    if not name:
+        return False
+    if name in hosts.names:
+        return True
+    if hosts.any_address:
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def host_refused(request: Request, hosts: Hosts) -> Response | None:
+    """403 for a ``Host`` the server does not answer to, 400 for several of them."""
+    found = request.headers.get_all("Host")
+    if len(found) > 1:
+        return _plain(http.HTTPStatus.BAD_REQUEST)
+    if host_allowed(found[0] if found else None, hosts):
+        return None
+    return _plain(http.HTTPStatus.FORBIDDEN)
+
+
 def is_upgrade(request: Request) -> bool:
     return "websocket" in request.headers.get("Upgrade", "").lower()
 
@@ -232,24 +331,33 @@ def ws_origins(allowed: list[str]) -> list[Origin | None] | None:
     return [None, *(Origin(o) for o in allowed)] if allowed else None
 
 
-def handler(allowed_origins: str) -> Callable[[Request], Response | None]:
+def handler(allowed_origins: str, allowed_hosts: str = "",
+            listen: str = "127.0.0.1") -> Callable[[Request], Response | None]:
     """The server shell's hook, called for every request before the websocket handshake.
 
-    A websocket upgrade from a foreign ``Origin`` is answered 403; any other upgrade goes
-    on (None). A plain GET gets the page or an asset; None leaves other paths to the
-    websocket library as before (it answers 426 Upgrade Required).
+    A request for a ``Host`` the server does not answer to (:func:`host_allowed`: DNS
+    rebinding) is answered 403, the page and the websocket alike. A websocket upgrade from
+    a foreign ``Origin`` is answered 403; any other upgrade goes on (None). A plain GET (or
+    HEAD) gets the page or an asset; None leaves other paths to the websocket library as
+    before (it answers 426 Upgrade Required).
     """
     allowed = parse_origins(allowed_origins)
+    hosts = parse_hosts(allowed_hosts, listen=listen, origins=allowed)
     site = Site.from_package()
 
     def process_request(request: Request) -> Response | None:
+        refused = host_refused(request, hosts)
+        if refused is not None:
+            return refused
         if is_upgrade(request):
             return None if origin_allowed(request, allowed) else _plain(
                 http.HTTPStatus.FORBIDDEN)
-        return site.respond(request)
+        page = site.respond(request)
+        return None if page is None else for_method(request, page)
 
     return process_request
 
 
-__all__ = ["CSP", "Site", "csp_for", "handler", "is_upgrade", "origin_allowed", "parse_origins",
-           "ws_origins"]
+__all__ = ["CSP", "METHODS", "Hosts", "Site", "csp_for", "for_method", "handler", "host_allowed",
+           "host_refused", "is_upgrade", "method_refused", "origin_allowed", "parse_hosts",
+           "parse_origins", "ws_origins"]

@@ -67,3 +67,42 @@ def test_a_casual_table_answers_hint_and_is_marked(server_proc: ServerProcess, s
     assert found.group(1) in hand
     ana.expect(r"Expected points for your team this deal: ")
     ana.quit()
+
+
+async def _private_match(url: str) -> tuple[str, str]:
+    """A private one-deal match played to its end by a protocol client: (table, code)."""
+    from tests.server.netclient import NetClient
+    from tests.server.players import autoplay
+
+    ana = await NetClient.open(url, "Ana")
+    try:
+        created = await ana.call("create_table", private=True, options={
+            "deals": 1, "bot_delay_ms": 0, "first_dealer": 3})
+        await ana.call("start", table=created["table"])
+        assert await autoplay(ana, created["table"], 0) is not None
+    finally:
+        await ana.close()
+    return created["table"], created["code"]
+
+
+def test_a_private_tables_replay_link_opens_in_the_terminal(server_proc: ServerProcess,
+                                                            spawn) -> None:
+    """Issue 28, Build 1: the browser's Share link of a private table's replay (its code in
+    the fragment) opens in the terminal too; the bare table id does not."""
+    import asyncio
+
+    table, code = asyncio.run(_private_match(server_proc.url))
+    eve = spawn("--server", server_proc.url, "--name", "Eve")
+    eve.expect("Type `help`")
+    eve.send(f"replay {table}")
+    eve.expect(re.escape("There is no such table"))
+    eve.send(f"replay http://127.0.0.1:{server_proc.port}/r/{table}/1#code={code}")
+    eve.expect(r"Deal 1 of 1 · dealt by .+? · as dealt\s+\[1/10\]")
+    eve.send("n")
+    eve.expect(r"trick 1 of 9\s+\[2/10\]")
+    eve.send("q")
+    eve.expect("Replay over")
+    eve.send(f"replay {table} 1 {code}")
+    eve.expect(r"Deal 1 of 1 · dealt by .+? · as dealt")
+    eve.send("q")
+    eve.quit()

@@ -89,3 +89,19 @@ def test_a_one_card_hand_is_said_in_the_singular() -> None:
         resolve_card("2", ["3o"])
     with pytest.raises(InputError, match=r"your hand has 2 cards \(1 to 2\)\."):
         resolve_card("3", ["3o", "4b"])
+
+
+def test_replay_takes_this_table_a_match_another_table_or_a_replay_link() -> None:
+    """Issue 28, Build 1: the terminal opens what the browser shares (a private table's
+    replay link carries its join code)."""
+    from client_cli.commands import parse_replay_args
+
+    assert parse_replay_args([]) == (None, None, None)
+    assert parse_replay_args(["2"]) == (None, 2, None)
+    assert parse_replay_args(["http://h:8765/r/t-7f3a/2#code=K7Q2"]) == ("t-7f3a", 2, "K7Q2")
+    assert parse_replay_args(["https://h/r/t-7f3a"]) == ("t-7f3a", None, None)
+    assert parse_replay_args(["t-7f3a", "3", "K7Q2"]) == ("t-7f3a", 3, "K7Q2")
+    assert parse_replay_args(["t-7f3a", "K7Q2"]) == ("t-7f3a", None, "K7Q2")
+    assert parse_replay_args(["http://h/t/t-7f3a#code=K7Q2"]) == ("t-7f3a", None, "K7Q2")
+    with pytest.raises(InputError):
+        parse_replay_args(["t-7f3a", "1", "K7Q2", "extra"])

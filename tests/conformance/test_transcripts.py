@@ -62,6 +62,8 @@ ELSEWHERE = {
                    "test_a_saturated_server_refuses_new_tables_and_sessions_but_serves_its_games",
     "match_over": "tests/server/test_promises.py::test_a_move_after_the_match_is_match_over",
     "too_many_reviews": "tests/server/test_reviews.py::test_reviews_are_bounded_per_player",
+    "too_many_marks": "tests/server/test_chat_marks_and_mutes.py::"
+                      "test_chat_made_mostly_of_combining_marks_is_refused",
     "1001": "tests/server/test_promises.py::test_sigterm_close_code_is_the_documented_1001",
     "1013": "tests/server/test_abuse.py::test_connections_are_limited_per_address_hello_or_not",
     "4008": "tests/server/test_lifecycle.py::test_a_slow_reader_is_dropped_and_resumes_whole",

@@ -1,4 +1,4 @@
-"""Writes transcripts/10_lobby.json, 11_game.json, 12_chat_fair.json and 13_bot_client.json (the long ones,
+"""Writes transcripts/10_lobby.json, 11_game.json, 12_chat_fair.json, 13_bot_client.json and 17_players.json (the long ones,
 with their many per-viewer sequence numbers): `python tests/conformance/write_transcripts.py`,
 then review the diff like any protocol change. The other transcripts are written by hand."""
 
@@ -42,7 +42,7 @@ opts = {"deals": 1, "first_dealer": 3, "bot_delay_ms": 10000, "signals": "off"}
 full_opts = {"deals": 1, "target_points": None, "mordienne": True, "chanter": False,
              "partner_draw": False, "first_dealer": 3, "signals": "off", "signal_risk": 0.25,
              "auto_start": False, "bot_delay_ms": 10000, "turn_timer_s": None, "grace_s": 120,
-             "bot_level": "normal", "bot_budget": 1.0, "hints": False}
+             "bot_level": "normal", "bot_budget": 1.0, "hints": False, "rated": False}
 info = {"table": "$t", "name": "Friday", "options": full_opts, "private": False,
         "seats": [{"kind": "human", "name": "Ana", "level": None, "connected": True,
                    "grace_until": None, "bot_votes": [], "bot": False},
@@ -400,3 +400,37 @@ r += silent("R", "A")
 (OUT / "15_bot_client.json").write_text(json.dumps({
     "name": "a client that says it is a program (hello bot: true, 1.5): its seat is shown as a bot to everyone, like the server's own",
     "steps": r}, indent=1) + "\n")
+
+# ---------------------------------------------------------------- players (1.5, issue 27)
+q = []
+q += hello("A", "Ana")
+q += [send("A", {"type": "history", "id": 2}),
+      ok("A", 2, {"matches": [], "next": None}),
+      send("A", {"type": "history", "id": 3, "cursor": "yesterday"}),
+      err("A", 3, "invalid_field", {"field": "$.cursor"}),
+      send("A", {"type": "profile", "id": 4, "name": "Nobody"}),
+      err("A", 4, "no_such_player"),
+      send("A", {"type": "queue", "id": 5, "rated": True}),
+      err("A", 5, "not_registered"),
+      send("A", {"type": "unqueue", "id": 6}),
+      ok("A", 6, {"queued": False, "rated": False, "waiting": 0}),
+      send("A", {"type": "list_tables", "id": 7, "filter": {"free": 1, "rated": True}}),
+      ok("A", 7, {"tables": [], "seats": [], "next": None, "watching": []}),
+      send("A", {"type": "queue", "id": 8, "rated": False, "options": opts}),
+      ok("A", 8, {"queued": True, "rated": False, "waiting": 1}),
+      {"as": "A", "recv": {"type": "matched", "table": "$t", "seat": 0, "rated": False}},
+      ev("A", "$t", 1, TC),
+      ev("A", "$t", 2, {"type": "deals_committed", "match": 1, "commitment": "*",
+                        "contributions": [None, None, None, None]}),
+      ev("A", "$t", 3, {"type": "deal_started", "deal_number": 1, "dealer": 3}),
+      ev("A", "$t", 4, {"type": "hand_dealt", "seat": 0, "cards": "*"}),
+      ev("A", "$t", 5, {"type": "turn", "seat": 0, "phase": "play"}),
+      ev("A", "$t", 6, TC),
+      send("A", {"type": "list_tables", "id": 9}),
+      ok("A", 9, {"tables": "*", "seats": [{"table": "$t", "seat": 0, "status": "playing"}],
+                  "next": None, "watching": []})]
+q += silent("A")
+(OUT / "17_players.json").write_text(json.dumps({
+    "name": "players (added in 1.5): history and its cursor, a profile nobody has, a rated queue for a guest, unqueue, the lobby's filter, a casual play-now request seated with bots after the wait (matched, then the table as after a join)",
+    "settings": {"queue_bots_after_s": 0.3, "queue_tick_s": 0.05},
+    "steps": q}, indent=1) + "\n")

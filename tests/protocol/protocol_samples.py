@@ -100,6 +100,8 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("get_record", "client", p.GetRecord(id=17, table="t-7f3a")),
         ("get_record_match", "client", p.GetRecord(id=18, table="t-7f3a", match=2)),
         ("review", "client", p.RequestReview(id=24, table="t-7f3a", seat=1, match=2)),
+        ("get_record_code", "client", p.GetRecord(id=19, table="t-7f3a", code="K7Q2")),
+        ("review_code", "client", p.RequestReview(id=25, table="t-7f3a", seat=1, code="K7Q2")),
         ("hint", "client", p.RequestHint(id=26, table="t-7f3a")),
         ("join_contribution", "client",
          p.Join(id=19, table="t-7f3a", seat=1, contribution="9f2c41d07be35a68")),
@@ -338,6 +340,13 @@ def golden_messages() -> list[tuple[str, str, Any]]:
             "server",
             p.Error(id=12, code="conflict", message="the table kept changing; send it again"),
         ),
+        # 1.5 (issue 30): chat made mostly of combining marks.
+        (
+            "error_too_many_marks",
+            "server",
+            p.Error(id=14, code="too_many_marks",
+                    message="that text is mostly combining marks; write it with fewer accents"),
+        ),
         # 1.5: a vote to let a bot play an absent player's seat now, the grace period's end
         # and the votes in SeatInfo, and a turn timer that ran out.
         ("let_bot_play", "client", p.LetBotPlay(id=25, table="t-7f3a", seat=2)),
@@ -365,4 +374,77 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ),
         # 1.5: a client that is a program says so
         ("hello_bot", "client", p.Hello(id=1, versions=[1], name="Robo", bot=True)),
+        # 1.5 (issue 27): players: history, profiles, play now, lobby filters
+        ("history", "client", p.History(id=30, name="Ana", cursor="1767225600.5", limit=10)),
+        ("profile", "client", p.Profile(id=31, name="Ana")),
+        ("queue", "client", p.Queue(id=32, rated=True, options=p.TableOptions(deals=3))),
+        ("unqueue", "client", p.Unqueue(id=33)),
+        ("list_tables_filter", "client", p.ListTables(
+            id=34, filter=p.TableFilter(free=1, rated=False, deals=5))),
+        ("matched", "server", p.Matched(table="t-7f3a", seat=2, rated=True)),
+        ("ok_history", "server", p.Ok(id=30, result=p.HistoryResult(
+            matches=[history_entry()], next="1767225600.5"))),
+        ("ok_profile", "server", p.Ok(id=31, result=p.ProfileResult(
+            name="Ana", rating=p.players.Rating(mu=27.1, sigma=7.9, display=1624),
+            played=12, won=7, rated_played=9,
+            partners=[p.players.Partner(name="Cy", matches=5, won=3)],
+            recent=[history_entry()],
+            ladder=[p.players.LadderStep(level="random", display=1279),
+                    p.players.LadderStep(level="easy", display=1400),
+                    p.players.LadderStep(level="normal", display=1500),
+                    p.players.LadderStep(level="expert", display=1573)]))),
+        ("ok_queue", "server", p.Ok(id=32, result=p.QueueResult(queued=True, rated=True,
+                                                                  waiting=5))),
+        ("error_not_registered_queue", "server",
+         p.Error(id=32, code="not_registered", message="rated games are for registered players")),
+        # 1.5: accounts (issue 27)
+        ("register", "client",
+         p.Register(id=2, name="Ana", password="correct horse battery")),
+        ("login", "client", p.Login(id=3, name="ana", password="correct horse battery")),
+        ("change_password", "client",
+         p.ChangePassword(id=4, old_password="correct horse battery",
+                          new_password="a new password")),
+        ("logout", "client", p.Logout(id=5)),
+        ("logout_all", "client", p.LogoutAll(id=6)),
+        ("ok_register", "server",
+         p.Ok(id=2, result=p.AccountResult(player_id="p-19", name="Ana", account="ana"))),
+        ("ok_login", "server",
+         p.Ok(id=3, result=p.LoginResult(player_id="p-19", name="Ana", account="ana",
+                                         session="s3cr3t"))),
+        ("ok_logout_all", "server", p.Ok(id=6, result=p.RevokedResult(revoked=3))),
+        ("error_name_taken", "server",
+         p.Error(id=2, code="name_taken", message="this name is taken",
+                 details={"reason": "taken"})),
+        ("error_name_refused", "server",
+         p.Error(id=2, code="name_refused", message="this name is reserved",
+                 details={"reason": "reserved"})),
+        ("error_bad_credentials", "server",
+         p.Error(id=3, code="bad_credentials", message="wrong name or password")),
+        ("error_login_throttled", "server",
+         p.Error(id=3, code="login_throttled",
+                 message="too many login attempts; wait before trying again",
+                 details={"retry_after_ms": 4000})),
+        ("error_already_registered", "server",
+         p.Error(id=2, code="already_registered",
+                 message="this session is already an account's")),
+        ("error_not_registered", "server",
+         p.Error(id=5, code="not_registered",
+                 message="this session is a guest's: register or log in first")),
     ]
+
+
+def history_entry() -> Any:
+    H = p.players.HistoryPlayer
+    return p.players.HistoryEntry(
+        table="t-7f3a", match=1, finished_at=1767225600.5, rated=True, private=False,
+        result="team0", points=[5, 2], options=p.TableOptions(deals=5, rated=True), seat=0,
+        players=[H(seat=0, name="Ana", registered=True,
+                   before=p.players.Rating(mu=25.0, sigma=8.3333, display=1500),
+                   after=p.players.Rating(mu=26.96, sigma=8.178, display=1616)),
+                 H(seat=1, name="Bo", registered=True, left=True,
+                   before=p.players.Rating(mu=25.0, sigma=8.3333, display=1500),
+                   after=p.players.Rating(mu=23.04, sigma=8.178, display=1384)),
+                 H(seat=2, name="Cy", registered=True,
+                   before=p.players.Rating(mu=25.0, sigma=8.3333, display=1500),
+                   after=p.players.Rating(mu=26.96, sigma=8.178, display=1616)),
+                 H(seat=3, name="Di", registered=True)])

@@ -67,8 +67,18 @@ def test_catalogue_is_complete() -> None:
         "chat",
         "mute",
         "let_bot_play",
+        "history",     # 1.5, issue 27
+        "profile",
+        "queue",
+        "unqueue",
+        # 1.5: accounts (issue 27)
+        "register",
+        "login",
+        "change_password",
+        "logout",
+        "logout_all",
     }
-    assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event"}
+    assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event", "matched"}
     assert set(protocol.EVENT_TYPES) == {
         "snapshot",
         "table_changed",

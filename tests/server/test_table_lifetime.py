@@ -25,6 +25,10 @@ def _tables_alive() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, Table))
 
 
+#: Tasks of the process's own that may be alive at one count and not the other.
+TRANSIENT = 4
+
+
 def _table_tasks() -> list[str]:
     return sorted(t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("table "))
 
@@ -57,7 +61,10 @@ async def test_sweeping_a_thousand_tables_leaves_no_task_and_no_table_behind(
         assert sorted(removed) == sorted(made)
 
         await _ended([t for t in asyncio.all_tasks() if t.get_name().startswith("table ")])
-        assert len(asyncio.all_tasks()) <= tasks_before
+        # The process's own short-lived tasks (a presence flush, a store probe, a lobby
+        # refresh) come and go meanwhile: a few may be alive at either count. The leak this
+        # guards against left one task per table (1,000 here).
+        assert len(asyncio.all_tasks()) <= tasks_before + TRANSIENT
         assert _table_tasks() == []
         assert _tables_alive() == tables_before
         await owner.close()

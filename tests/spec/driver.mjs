@@ -32,6 +32,8 @@ function output(out) {
         unknown: out.unknown?.type ?? null } };
     case "table_lost":
       return { table_lost: { table: out.table, code: out.code } };
+    case "matched":
+      return { matched: { table: out.table, seat: out.seat, rated: out.rated } };
     case "session_lost":
       return { session_lost: {} };
     case "fatal":

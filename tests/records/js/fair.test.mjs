@@ -12,6 +12,10 @@ import { CARD_CODES } from "../../../server/web/static/js/cards.mjs";
 import { Stream, checkReveal, checkStart, commitmentOf, dealOf, firstDealer, newContribution,
   partnerDraw, seedOf } from "../../../server/web/static/js/fair.mjs";
 
+import { install } from "../../../server/web/static/js/i18n.mjs";
+
+// The words are the catalogue's (locales/en.json), as the page has them.
+install("en", JSON.parse(readFileSync(new URL("../../../locales/en.json", import.meta.url), "utf8")));
 const VECTORS = JSON.parse(readFileSync(process.env.FAIR_VECTORS, "utf8"));
 const WARNING = "Warning: the record does not prove fair deals (R8a): ";
 const V = VECTORS.vectors;

@@ -96,8 +96,10 @@ export function signalText(signal, n) {
 export const ERROR_CODES = Object.freeze(["not_your_turn", "card_not_in_hand", "wrong_phase",
   "match_over", "signals_off", "bad_discard", "unknown_card", "no_such_table", "bad_code",
   "seat_taken", "table_full", "not_seated", "not_at_table", "not_creator", "not_ready",
-  "too_many_tables", "too_many_reviews", "hints_off", "too_many_spectators", "rate_limited", "storage_unavailable",
-  "internal_error", "shutting_down", "server_busy", "conflict", "bad_token", "unknown_type"]);
+  "too_many_tables", "too_many_reviews", "hints_off", "too_many_marks", "too_many_spectators", "rate_limited", "storage_unavailable",
+  "internal_error", "shutting_down", "server_busy", "conflict", "bad_token", "unknown_type",
+  "name_taken", "name_refused", "bad_credentials", "login_throttled", "already_registered",
+  "not_registered", "no_such_player"]);
 
 /** An error reply as one sentence; codes this client does not know read like internal_error. */
 export function errorSentence(reply) {

@@ -54,6 +54,8 @@ export class Connection {
     // What the server accepts: cleaned, 1-32 code points (PROTOCOL.md, Limits).
     this.name = typeof stored.name === "string" ? safeName(stored.name, "") : "";
     this.codes = stored.codes && typeof stored.codes === "object" ? stored.codes : {};
+    /** The account this page's session speaks for (its key), null for a guest (1.5). */
+    this.account = typeof stored.account === "string" ? stored.account : null;
     this.session = new ClientSession(this.name || "player", {
       token: typeof stored.token === "string" ? stored.token : null,
       firstId: Number.isSafeInteger(stored.nextId) && stored.nextId > 0 ? stored.nextId : 1,
@@ -142,6 +144,11 @@ export class Connection {
 
   forget(table) {
     this.session.forget(table);
+    this._save();
+  }
+
+  /** Remember the session now (after a login or a logout changed its token). */
+  save() {
     this._save();
   }
 
@@ -267,6 +274,10 @@ export class Connection {
           save = true;
           this.onSessionLost();
           break;
+        case "matched":            // play now (1.5): the table's head follows
+          save = true;
+          this.onMatched?.(out);
+          break;
         case "fatal":
           this.fatal = out.reason;
           this._setStatus("fatal", out.reason);
@@ -284,7 +295,7 @@ export class Connection {
       .map((p) => ({ id: p.id, type: p.type, fields: p.fields }));
     const data = {
       name: this.name, token: s.token, nextId: s.nextId, tables: [...s.tables.keys()],
-      pending, codes: this.codes,
+      pending, codes: this.codes, account: this.account,
     };
     try {
       localStorage.setItem(STORAGE_KEY, JSON.stringify(data));

@@ -18,6 +18,7 @@
 //   hashes and says where the deals are checked.
 
 import { CARD_CODES, isCard, leftOf } from "./cards.mjs";
+import { t } from "./i18n.mjs";
 
 /** fair.SCHEME, and the schemes a record may carry (name -> number). */
 export const SCHEME = "aluette-fair/2";
@@ -55,10 +56,7 @@ export const contributors = (contributions) =>
 
 /** How many players the seed took a contribution from, flagging none (R8a). */
 export function contributedWords(n) {
-  return n === 0
-    ? "no player contributed to the seed: the server alone chose it, so the deals are not "
-      + "checked by any player"
-    : `${n} of 4 seats contributed to the seed`;
+  return n === 0 ? t("fair.contributed.none") : t("fair.contributed", { n });
 }
 
 // ---------------------------------------------------------------- the streams (chance.py)
@@ -210,27 +208,25 @@ function expectedHands({ hands, talon }, d, chanter) {
  */
 export async function replayDeals(record, seed) {
   const options = dealOptions(record?.options);
-  if (options === null) return "its options are not well formed";
+  if (options === null) return t("fair.bad.options");
   const deals = record.deals;
-  if (!wellFormed(deals)) return "its deals are not four hands of nine cards each";
+  if (!wellFormed(deals)) return t("fair.bad.deals");
   const first = await firstDealer(options, seed);
   if (deals[0].dealer !== first) {
-    const why = options.partner_draw ? "the partner draw (R7)" : "R6";
-    return `deal 1: the first dealer is seat ${first} by the revealed seed and ${why}, `
-      + `not seat ${deals[0].dealer}`;
+    return t(options.partner_draw ? "fair.bad.dealer.draw" : "fair.bad.dealer",
+      { seat: first, dealer: deals[0].dealer });
   }
   let signal = 0;
   for (const [i, d] of deals.entries()) {
     const number = i + 1;
     if (options.chanter && !d.chanter && d.tricks?.length === 9) {
-      return `deal ${number}: the record does not say whether the talon was exchanged (R9)`;
+      return t("fair.bad.chanter", { deal: number });
     }
     const expected = expectedHands(await dealOf(seed, number, d.dealer), d.dealer, d.chanter);
     for (const [seat, hand] of d.hands.entries()) {
       const card = hand.find((c) => !expected[seat].has(c));
       if (card !== undefined) {
-        return `deal ${number}, seat ${seat}, card ${card}: this card was not dealt to this `
-          + "seat: the hand does not follow from the revealed seed (R8)";
+        return t("fair.bad.card", { deal: number, seat, card });
       }
     }
     for (const s of Array.isArray(d.signals) ? d.signals : []) {
@@ -243,8 +239,8 @@ export async function replayDeals(record, seed) {
         }
         const given = Array.isArray(s.to) ? [...s.to].sort() : [];
         if (JSON.stringify(to.sort()) !== JSON.stringify(given)) {
-          return `deal ${number}: signal ${signal + 1} of the match reached seats `
-            + `[${given.join(", ")}], but the revealed seed says [${to.join(", ")}] (R16)`;
+          return t("fair.bad.signal", { deal: number, n: signal + 1, given: given.join(", "),
+            to: to.join(", ") });
         }
       }
       signal += 1;
@@ -259,20 +255,20 @@ export async function replayDeals(record, seed) {
  */
 export function checkStart(event, sent, seat) {
   const commitment = String(event.commitment ?? "");
-  const words = `Fair deals: match ${event.match ?? "?"} is committed to ${commitment}; `
-    + contributedWords(contributors(event.contributions));
-  if (sent === null || seat === null) return { ok: true, text: `${words}.` };
+  const words = t("fair.start", { match: event.match ?? "?", commitment,
+    contributed: contributedWords(contributors(event.contributions)) });
+  if (sent === null || seat === null) return { ok: true, text: t("fair.sentence", { words }) };
   const [seen, mine] = sent;
   const problems = [];
   if (seen !== null && seen !== commitment) {
-    problems.push("this commitment is not the one the table showed before you contributed "
-      + "(the server could have chosen its secret after seeing your contribution)");
+    problems.push(t("fair.start.not_seen"));
   }
   const contributions = Array.isArray(event.contributions) ? event.contributions : [];
-  if (contributions[seat] !== mine) problems.push("your contribution is not in it");
-  if (problems.length) return { ok: false, text: `Warning: ${words}, but ${problems.join(" and ")}.` };
-  return { ok: true, text: `${words}; your contribution is in. The seed will be revealed at `
-    + "the end." };
+  if (contributions[seat] !== mine) problems.push(t("fair.start.not_in"));
+  if (problems.length) {
+    return { ok: false, text: t("fair.start.warning", { words, problems: problems.join(t("fair.and")) }) };
+  }
+  return { ok: true, text: t("fair.start.in", { words }) };
 }
 
 /**
@@ -282,54 +278,43 @@ export function checkStart(event, sent, seat) {
  * {ok, text}; never rejects.
  */
 export async function checkReveal(fair, expected = null, record = null) {
-  const fail = (why) => ({ ok: false, text: `Warning: the record does not prove fair deals `
-    + `(R8a): ${why}.` });
+  const fail = (why) => ({ ok: false, text: t("fair.fail", { why }) });
   if (!globalThis.crypto?.subtle) {
     // Browsers offer SHA-256 only on https and localhost: a page served over plain http on
     // a network address cannot hash, which says nothing about the deals.
-    return { ok: true, text: "Fair deals: this page cannot check the revealed seed here "
-      + "(the browser hashes only on https or localhost); `aluette-record verify` on the "
-      + "match record does." };
+    return { ok: true, text: t("fair.no_hash") };
   }
   try {
-    if (fair === null || typeof fair !== "object") return fail("it reveals no seed material");
+    if (fair === null || typeof fair !== "object") return fail(t("fair.bad.no_material"));
     const scheme = SCHEMES[fair.scheme];
-    if (scheme === undefined) return fail(`unknown scheme ${String(fair.scheme).slice(0, 32)}`);
+    if (scheme === undefined) return fail(t("fair.bad.scheme", { scheme: String(fair.scheme).slice(0, 32) }));
     const { commitment, secret, salt, contributions, seed } = fair;
     if (!isHex(commitment, 64) || !isHex(secret, 64) || !isHex(salt, 32)) {
-      return fail("its commitment, secret or salt is not well formed");
+      return fail(t("fair.bad.material"));
     }
     if (!Array.isArray(contributions) || contributions.length !== 4
         || !contributions.every(isContribution)) {
-      return fail("its contributions are not four seats' contributions");
+      return fail(t("fair.bad.contributions"));
     }
     if (await commitmentOf(secret, salt, scheme) !== commitment) {
-      return fail(`the revealed secret and salt do not match the commitment ${commitment}`);
+      return fail(t("fair.bad.commitment", { commitment }));
     }
     if (expected !== null && expected !== commitment) {
-      return fail(`its commitment ${commitment} is not the one the match started with, `
-        + expected);
+      return fail(t("fair.bad.expected", { commitment, expected }));
     }
-    if (!isHex(seed, 64)) return fail("it reveals no seed");
+    if (!isHex(seed, 64)) return fail(t("fair.bad.no_seed"));
     if (await seedOf(secret, salt, contributions, scheme) !== seed) {
-      return fail("the revealed seed does not follow from the secret, the salt and the "
-        + "contributions");
+      return fail(t("fair.bad.seed"));
     }
-    const words = `Fair deals checked: the seed was committed before the first card `
-      + `(${commitment}) and follows from the server's secret and every player's `
-      + `contribution; ${contributedWords(contributors(contributions))}`;
-    if (scheme === 1) {
-      return { ok: true, text: `${words}. This match was dealt under the earlier scheme `
-        + "(aluette-fair/1), whose deals this page does not replay: `aluette-record verify` "
-        + "on its record does." };
-    }
-    if (record === null) return { ok: true, text: `${words}.` };
+    const words = t("fair.checked", { commitment,
+      contributed: contributedWords(contributors(contributions)) });
+    if (scheme === 1) return { ok: true, text: t("fair.checked.v1", { words }) };
+    if (record === null) return { ok: true, text: t("fair.sentence", { words }) };
     const wrong = await replayDeals(record, seed);
     if (wrong !== null) return fail(wrong);
     const n = record.deals.length;
-    return { ok: true, text: `${words}, and every deal was replayed from it (${n} `
-      + `deal${n === 1 ? "" : "s"}): the first dealer and all hands follow.` };
+    return { ok: true, text: t("fair.checked.replayed", { words, n }) };
   } catch (err) {
-    return fail(`the check could not run (${String(err?.message ?? err).slice(0, 80)})`);
+    return fail(t("fair.bad.error", { error: String(err?.message ?? err).slice(0, 80) }));
   }
 }

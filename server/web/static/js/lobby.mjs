@@ -3,6 +3,7 @@
 import { safeName } from "./cards.mjs";
 import { fill, h } from "./dom.mjs";
 import { t } from "./i18n.mjs";
+import { replayLink } from "./replay.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,7 +17,9 @@ export function optionsFromForm(form) {
     signals: String(f.get("signals") ?? "private"),
     bot_level: String(f.get("bot_level") ?? "normal"),
     auto_start: f.get("auto_start") === "on",
+    rated: f.get("rated") === "on",
   };
+  if (f.get("hints") === "on") options.hints = true;
   const dealer = String(f.get("first_dealer") ?? "random");
   options.first_dealer = /^[0-3]$/.test(dealer) ? Number(dealer) : "random";
   const int = (name) => {
@@ -104,6 +107,7 @@ function optionsText(info) {
   if (o.partner_draw) parts.push(t("meta.partner_draw"));
   parts.push(t(`meta.signals.${["private", "risky", "off"].includes(o.signals) ? o.signals : "private"}`));
   if (o.turn_timer_s) parts.push(t("meta.timer", { n: o.turn_timer_s }));
+  if (o.hints) parts.push(t("meta.hints"));
   parts.push(t("meta.bots", { level: t(`level.${safeName(o.bot_level, "normal")}`) }));
   if (info.private) parts.push(t("meta.private"));
   if (info.spectators) parts.push(t("meta.watching", { n: info.spectators }));
@@ -129,6 +133,7 @@ function tableEntry(app, info, mySeat) {
     h("div", { class: "t-head" },
       h("a", { href: app.tableLink(table), class: "t-name" }, name),
       h("span", { class: ["badge", `status-${status}`] }, t(`status.${status}`)),
+      info.options?.rated === true ? h("span", { class: "badge rated" }, t("badge.rated")) : null,
       mySeat !== undefined ? h("span", { class: "badge mine" }, t("lobby.your_seat", { seat: mySeat })) : null),
     h("div", { class: "t-options muted" }, optionsText(info)),
     h("ol", { class: "t-seats", start: "0" }, seats.map((s, i) => h("li", {},
@@ -145,7 +150,11 @@ function tableEntry(app, info, mySeat) {
       mySeat !== undefined
         ? h("a", { href: app.tableLink(table), class: "button primary" }, t("lobby.back_to_seat"))
         : h("a", { href: app.tableLink(table), class: "button" },
-          waiting ? t("lobby.open") : t("lobby.watch"))));
+          waiting ? t("lobby.open") : t("lobby.watch")),
+      // A finished match you played (issue 28): its replay, from the lobby's history.
+      status === "finished" ? h("a", { href: replayLink(table, info.match ?? null,
+        info.private ? app.conn.codes[table] ?? null : null),
+        class: "button", dataset: { key: `replay-${table}` } }, t("match.replay")) : null));
 }
 
 export function renderLobby(app) {

@@ -2,6 +2,7 @@
 // chosen by the URL: "/" is the lobby, "/t/<table-id>" a table (with "#code=..." for a
 // private table's join code, which never leaves the browser).
 
+import { renderAccount, setupAccount } from "./account.mjs";
 import { cleanText, errorSentence, safeName } from "./cards.mjs";
 import { installDefs } from "./cardsvg.mjs";
 import { CommandFailed, Connection, socketUrl } from "./connection.mjs";
@@ -11,6 +12,8 @@ import { renderLobby, setupLobby } from "./lobby.mjs";
 import { TableModel } from "./model.mjs";
 import { renderTable, setupTable } from "./table.mjs";
 import { REPLAY_PATH, enterReplay, leaveReplay, renderReplay, replayRoute } from "./replay.mjs";
+import { PROFILE_PATH, enterProfile, leaveProfile, onMatched, profileRoute, renderProfile,
+  renderMyProfileLink, seatsRead, setupPlayNow } from "./players.mjs";
 
 const $ = (id) => document.getElementById(id);
 
@@ -39,6 +42,8 @@ const TABLE_PATH = /^\/t\/([A-Za-z0-9_-]{1,64})$/;
 function parseRoute() {
   const replay = replayRoute(location.pathname);
   if (replay) return replay;
+  const profile = profileRoute(location.pathname);
+  if (profile) return profile;
   const m = TABLE_PATH.exec(location.pathname);
   if (!m) return { view: "lobby", table: null, code: null };
   const code = new URLSearchParams(location.hash.slice(1)).get("code");
@@ -81,6 +86,8 @@ function enterRoute() {
   const { view, table, code } = app.route;
   if (view === "replay") return void enterReplay(app);
   leaveReplay();
+  if (view === "profile") return void enterProfile(app);
+  leaveProfile();
   if (view !== "table") {
     refreshLobby();
     return;
@@ -177,6 +184,7 @@ function onWelcome(welcome) {
     }
   }
   if (app.route.view === "replay") enterReplay(app);
+  if (app.route.view === "profile") enterProfile(app);
   if (app.route.view === "table" && !app.conn.following(app.route.table)) {
     watch(app.route.table);
   }
@@ -196,6 +204,7 @@ function onTableLost(table, code) {
 
 function onSessionLost() {
   app.models.clear();
+  app.conn.account = null;   // a revoked or expired account session: a guest now (1.5)
   setLobbyNotice(t("session.lost"));
 }
 
@@ -215,6 +224,7 @@ async function refreshLobby(more = false) {
     if (!app.lobby.loaded) performance.mark("aluette:lobby-ready"); // first paint of the list
     app.lobby.loaded = true;
     app.lobby.error = "";
+    seatsRead(app);     // play now: seated while the page was away?
   } catch (err) {
     app.lobby.error = describe(err);
   }
@@ -341,11 +351,16 @@ function render() {
     app.renderQueued = false;
     const onTable = app.route.view === "table";
     const onReplay = app.route.view === "replay";
-    document.body.dataset.view = onTable ? "table" : onReplay ? "replay" : "lobby";
-    $("lobby").hidden = onTable || onReplay;
+    const onProfile = app.route.view === "profile";
+    document.body.dataset.view = onTable ? "table" : onReplay ? "replay"
+      : onProfile ? "profile" : "lobby";
+    renderAccount(app);
+    renderMyProfileLink(app);
+    $("lobby").hidden = onTable || onReplay || onProfile;
     $("table-view").hidden = !onTable;
     let title = "Aluette Online";
     if (onReplay) title = renderReplay(app);
+    else if (onProfile) title = renderProfile(app);
     else if (onTable) {
       const model = app.models.get(app.route.table);
       if (model) title = renderTable(app, model);
@@ -409,21 +424,25 @@ async function start() {
     conn.session.name = conn.name;
   }
   setupName(conn);
+  setupAccount(app);
   setupLobby(app);
   setupTable(app);
+  setupPlayNow(app);
+  conn.onMatched = (matched) => onMatched(app, matched);   // play now (issue 27)
   document.addEventListener("click", (ev) => {
     // Same-page links (lobby, tables) without reloading the page.
     const a = ev.target.closest?.("a[href]");
     if (!a || a.target || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
     const url = new URL(a.href, location.href);
     if (url.origin !== location.origin || !(url.pathname === "/" || TABLE_PATH.test(url.pathname)
-      || REPLAY_PATH.test(url.pathname))) return;
+      || REPLAY_PATH.test(url.pathname) || PROFILE_PATH.test(url.pathname))) return;
     ev.preventDefault();
     navigate(url.pathname + url.hash);
   });
   addEventListener("popstate", () => navigate(location.pathname + location.hash, false));
   app.route = parseRoute();
   if (app.route.view === "replay") enterReplay(app);
+  if (app.route.view === "profile") enterProfile(app);
   if (app.route.view === "table") {
     if (app.route.code) conn.codes[app.route.table] = app.route.code;
     app.models.set(app.route.table, new TableModel(app.route.table));
@@ -432,6 +451,6 @@ async function start() {
   conn.start();
 }
 
-Object.assign(app, { act, describe, navigate, refreshLobby, render, setLobbyNotice, setNotice,
+Object.assign(app, { act, describe, guestName: defaultName, navigate, refreshLobby, render, setLobbyNotice, setNotice,
   setStatus, showError, tableLink, watch });
 start();

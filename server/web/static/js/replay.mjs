@@ -13,10 +13,12 @@ import { cardName, cleanText, errorSentence, safeName, signalText } from "./card
 import { CommandFailed } from "./connection.mjs";
 import { cardFace, fill, h } from "./dom.mjs";
 import { explainDeal } from "./explain.mjs";
-import { replaySteps, reviewMarks } from "./replaysteps.mjs";
+import { language, t } from "./i18n.mjs";
+import { markOf, replaySteps, reviewMarks } from "./replaysteps.mjs";
 
-/** "/r/<table>" (the latest match) or "/r/<table>/<match>". */
-export const REPLAY_PATH = /^\/r\/([A-Za-z0-9_-]{1,64})(?:\/([1-9][0-9]{0,5}))?$/;
+/** "/r/<table>" (the latest match), "/r/<table>/<match>", or "/r/" (a downloaded record,
+ *  opened from a file on this computer: nothing is sent to the server). */
+export const REPLAY_PATH = /^\/r(?:\/(?:([A-Za-z0-9_-]{1,64})(?:\/([1-9][0-9]{0,5}))?)?)?$/;
 /** Autoplay: one step every this many ms. */
 const AUTOPLAY_MS = 1800;
 /** Polling a review while it is being made. */
@@ -27,16 +29,23 @@ const state = {
   autoplay: null, review: null, reviewSeat: null, reviewStatus: "", reviewTimer: null,
 };
 
-/** main.mjs: the route for a replay path, or null. */
-export function replayRoute(path) {
+/** main.mjs: the route for a replay path, or null; a private table's replay link carries
+ *  its join code in the fragment (never sent to the server by the browser). */
+export function replayRoute(path, hash = location.hash) {
   const m = REPLAY_PATH.exec(path);
-  return m ? { view: "replay", table: m[1], match: m[2] ? Number(m[2]) : null, code: null }
-    : null;
+  const code = new URLSearchParams(String(hash).slice(1)).get("code");
+  return m ? { view: "replay", table: m[1] ?? null, match: m[2] ? Number(m[2]) : null,
+    code: code ? code.slice(0, 16) : null } : null;
 }
 
-/** The link to a match's replay (the end screen, the history). */
-export const replayLink = (table, match) =>
-  `/r/${encodeURIComponent(table)}${match ? `/${match}` : ""}`;
+/** The link to a match's replay (the end screen, the history, the share button); with a
+ *  private table's `code`, anyone given the link may open it. */
+export const replayLink = (table, match, code = null) =>
+  `/r/${encodeURIComponent(table)}${match ? `/${match}` : ""}`
+  + (code ? `#code=${encodeURIComponent(code)}` : "");
+
+/** The code that opens this replay: the link's, else the one we joined the table with. */
+const codeOf = () => app.route.code ?? app.conn.codes?.[app.route.table] ?? null;
 
 function section() {
   let node = document.getElementById("replay-view");
@@ -68,23 +77,23 @@ let app = null;
 export async function enterReplay(theApp) {
   app = theApp;
   const { table, match } = app.route;
-  const key = `${table}/${match ?? ""}`;
+  const key = table === null ? "file" : `${table}/${match ?? ""}/${app.route.code ?? ""}`;
   section().hidden = false;
-  if (state.key === key && (state.record || state.loading)) return;
+  if (state.key === key && (state.record || state.loading || table === null)) return;
   stopAutoplay();
   clearTimeout(state.reviewTimer);
   Object.assign(state, { key, record: null, steps: [], at: 0, error: "", review: null,
-    reviewSeat: null, reviewStatus: "" });
-  if (app.conn.status !== "online") return;
+    reviewSeat: null, reviewStatus: "", reviewProgress: null, shared: "", match: null });
+  if (table === null || app.conn.status !== "online") return;
   state.loading = true;
   try {
-    const result = await app.conn.call("get_record", { table, match });
+    const result = await app.conn.call("get_record", { table, match, code: codeOf() });
     state.record = result.record;
     state.match = result.match ?? match;
     state.steps = replaySteps(result.record);
   } catch (err) {
     state.error = err instanceof CommandFailed && err.reply ? errorSentence(err.reply)
-      : "The record could not be read; try again.";
+      : t("replay.error");
   }
   state.loading = false;
   app.render();
@@ -122,6 +131,44 @@ function act(key) {
     }
   } else if (key.startsWith("review-")) {
     askReview(Number(key.slice(7)));
+  } else if (key === "share") {
+    share();
+  }
+  app.render();
+}
+
+/** A record file chosen on this computer (the end screen's download, `aluette-record`'s
+ *  input): read here, never sent anywhere. */
+async function openFile(file) {
+  stopAutoplay();
+  Object.assign(state, { record: null, steps: [], at: 0, error: "", review: null,
+    reviewSeat: null, reviewStatus: "", reviewProgress: null });
+  try {
+    if (file.size > 2_000_000) throw new Error(t("replay.file.big"));
+    const record = JSON.parse(await file.text());
+    const steps = replaySteps(record);
+    if (!steps.length) throw new Error(t("replay.file.empty"));
+    Object.assign(state, { record, steps, match: Number.isSafeInteger(record.match) ? record.match : null });
+  } catch (err) {
+    state.error = t("replay.file.bad", { why: cleanText(String(err?.message ?? err)).slice(0, 120) });
+  }
+  app.render();
+}
+
+function filePicker() {
+  return h("label", { class: "replay-file" }, t("replay.file.label"), " ",
+    h("input", { type: "file", accept: "application/json,.json", dataset: { key: "record-file" },
+      onchange: (ev) => { const f = ev.target.files?.[0]; if (f) openFile(f); } }));
+}
+
+/** Copy the replay's link (with a private table's code: whoever gets it may open it). */
+async function share() {
+  const link = new URL(replayLink(app.route.table, state.match, codeOf()), location.href).href;
+  try {
+    await navigator.clipboard.writeText(link);
+    state.shared = t("replay.shared");
+  } catch {
+    state.shared = t("replay.shared.box", { link });
   }
   app.render();
 }
@@ -135,35 +182,40 @@ async function askReview(seat) {
   clearTimeout(state.reviewTimer);
   state.reviewSeat = seat;
   state.review = null;
-  state.reviewStatus = "Asking the expert…";
+  state.reviewProgress = null;
+  state.reviewStatus = t("replay.review.asking");
   app.render();
   const { table } = app.route;
   try {
-    const r = await app.conn.call("review", { table, seat, match: state.match ?? null });
+    const r = await app.conn.call("review", { table, seat, match: state.match ?? null,
+      code: codeOf() });
+    state.reviewProgress = null;
     if (r.status === "done") {
       state.review = r.review;
       const lost = Number(r.review?.points_lost ?? 0).toFixed(2);
       const share = Math.round(100 * Number(r.review?.share_matched ?? 0));
-      state.reviewStatus = `The expert's review of ${nameOf(seat)}: ${share}% of the `
-        + `decisions as the expert would have made them; ${lost} points lost to its choices.`;
+      state.reviewStatus = t("replay.review.done", { name: nameOf(seat), share, lost });
     } else if (r.status === "failed") {
-      state.reviewStatus = `The review could not be made: ${cleanText(r.error ?? "")}`;
+      state.reviewStatus = t("replay.review.failed", { error: cleanText(r.error ?? "") });
     } else {
+      // Queued: a bar that moves without a value; running: decisions valued of all.
+      state.reviewProgress = r.status === "queued" ? { done: null, total: null }
+        : { done: Number(r.done) || 0, total: Number(r.total) || 0 };
       state.reviewStatus = r.status === "queued"
-        ? `Waiting for the expert (${r.ahead} review${r.ahead === 1 ? "" : "s"} before it)…`
-        : `The expert is looking: ${r.done} of ${r.total} decisions…`;
+        ? t("replay.review.queued", { n: Number(r.ahead) || 0 })
+        : t("replay.review.running", { done: Number(r.done) || 0, total: Number(r.total) || 0 });
       state.reviewTimer = setTimeout(() => askReview(seat), REVIEW_POLL_MS);
     }
   } catch (err) {
     state.reviewStatus = err instanceof CommandFailed && err.reply ? errorSentence(err.reply)
-      : "The review could not be asked for; try again.";
+      : t("replay.review.error");
   }
   app.render();
 }
 
 function nameOf(seat) {
   const names = state.record?.seats ?? [];
-  return safeName(names[seat], `Seat ${seat}`);
+  return safeName(names[seat], t("seat.n", { seat }));
 }
 
 // ------------------------------------------------------------------ drawing
@@ -174,28 +226,26 @@ function seatPanel(step, seat, marks) {
     ? marks.get(`${step.deal}:${step.trick}`) : null;
   return h("div", { class: ["replay-seat", `at-${(seat - (state.reviewSeat ?? 0) + 4) % 4}`],
     dataset: { seat: String(seat) } },
-  h("div", { class: "replay-name" }, `${nameOf(seat)} · ${step.counts[seat]} trick`
-    + `${step.counts[seat] === 1 ? "" : "s"}`, seat === step.dealer ? " · dealer" : "",
-  mark?.mark ? h("span", { class: "replay-mark", title: `The expert preferred `
-    + `${cardName(mark.preferred)} (about ${mark.lost.toFixed(2)} points better)` },
-  ` ${mark.mark}`) : null),
-  h("div", { class: "replay-hand", "aria-label": `${nameOf(seat)}'s hand` },
+  h("div", { class: "replay-name" }, t("replay.seat.tricks", { name: nameOf(seat),
+    n: step.counts[seat] }), seat === step.dealer ? ` · ${t("replay.dealer")}` : "",
+  mark?.mark ? h("span", { class: "replay-mark", title: t("replay.mark.title", {
+    card: cardName(mark.preferred), lost: mark.lost.toFixed(2) }) }, ` ${mark.mark}`) : null),
+  h("div", { class: "replay-hand", "aria-label": t("replay.hand.label", { name: nameOf(seat) }) },
     hand.length ? hand.map((c) => cardFace(c, { small: true })) : "—"));
 }
 
 function trickArea(step) {
-  if (step.trick === 0) return h("div", { class: "replay-trick" }, "The deal as dealt.");
+  if (step.trick === 0) return h("div", { class: "replay-trick" }, t("replay.dealt"));
   const cards = step.cards.map((c, i) => {
     const seat = (step.leader + i) % 4;
     return h("figure", { class: ["replay-played", step.winner === seat && "winner"],
       dataset: { seat: String(seat) } },
     cardFace(c), h("figcaption", {}, nameOf(seat)));
   });
-  const outcome = step.winner === null
-    ? "Spoiled (R11): a tie for the top card; the same seat leads again."
-    : `${nameOf(step.winner)} wins the trick.`;
+  const outcome = step.winner === null ? t("replay.spoiled")
+    : t("replay.wins", { name: nameOf(step.winner) });
   return h("div", { class: "replay-trick" }, h("div", { class: "replay-cards" }, ...cards),
-    h("p", {}, `Trick ${step.trick}, led by ${nameOf(step.leader)}. ${outcome}`));
+    h("p", {}, t("replay.trick", { n: step.trick, name: nameOf(step.leader), outcome })));
 }
 
 function notes(step) {
@@ -203,37 +253,84 @@ function notes(step) {
   if (step.chanter) {
     const c = step.chanter;
     const votes = [1, 2, 3, 4].map((k) => (step.dealer + k) % 4)
-      .filter((s) => c.votes[s] !== null).map((s) => `${nameOf(s)} ${c.votes[s] ? "yes" : "no"}`);
-    out.push(`Chanter (R9): ${votes.join(", ")}. `
-      + (c.exchange ? [1, 0].map((k) => (step.dealer + k) % 4).map((s) =>
-        `${nameOf(s)} took six talon cards and discarded ${c.discards[s].join(" ")}`).join("; ")
-        : "Not everyone said yes: the hands are played as dealt."));
+      .filter((s) => c.votes[s] !== null).map((s) => `${nameOf(s)} ${c.votes[s] ? t("yes") : t("no")}`);
+    out.push(t("replay.chanter", { votes: votes.join(", "),
+      exchange: c.exchange ? [1, 0].map((k) => (step.dealer + k) % 4).map((s) =>
+        t("replay.chanter.took", { name: nameOf(s), cards: c.discards[s].join(" ") })).join("; ")
+        : t("replay.chanter.none") }));
   }
   for (const s of step.signals) {
     const noticed = s.to.filter((x) => x !== (s.from_seat + 2) % 4);
-    out.push(`Signal (R15): ${nameOf(s.from_seat)} to their partner: “${signalText(s.signal, s.n)}”`
-      + (noticed.length ? `, noticed by ${noticed.map(nameOf).join(" and ")} (R16).` : "."));
+    const said = { name: nameOf(s.from_seat), signal: signalText(s.signal, s.n) };
+    out.push(noticed.length ? t("replay.signal.noticed", { ...said, others: names(noticed) })
+      : t("replay.signal", said));
   }
   if (step.result) out.push(...explainDeal(step.result, nameOf));
   return out.map((t) => h("p", {}, t));
 }
 
+/** Names in a list, as the language writes one ("A, B and C"). */
+const names = (seats) => new Intl.ListFormat(language(), { type: "conjunction" })
+  .format(seats.map(nameOf));
+
 function controls() {
-  const b = (key, label, text) => h("button", { type: "button", dataset: { replay: key },
-    "aria-label": label }, text);
+  // The visible words are the button's name (WCAG 2.5.3, axe's label-content-name-mismatch);
+  // the longer description is its title.
+  const b = (key, word) => h("button", { type: "button", dataset: { replay: key },
+    title: t(`replay.key.${word}.label`) }, t(`replay.key.${word}`));
   return h("div", { class: "replay-controls" },
-    b("back-deal", "Previous deal", "⏮ Deal"), b("back", "Previous trick", "◀ Back"),
-    b("autoplay", state.autoplay ? "Stop autoplay" : "Autoplay",
-      state.autoplay ? "⏸ Stop" : "▶ Play"),
-    b("next", "Next trick", "Next ▶"), b("next-deal", "Next deal", "Deal ⏭"));
+    b("back-deal", "back_deal"), b("back", "back"),
+    b("autoplay", state.autoplay ? "stop" : "play"),
+    b("next", "next"), b("next-deal", "next_deal"),
+    app.route.table !== null ? b("share", "share") : null);
 }
 
 function reviewBox() {
+  const p = state.reviewProgress;
   return h("div", { class: "replay-review" },
-    h("span", {}, "The expert's review of: "),
+    h("span", {}, t("replay.review.of")),
     ...[0, 1, 2, 3].map((s) => h("button", { type: "button", dataset: { replay: `review-${s}` },
       "aria-pressed": String(state.reviewSeat === s) }, nameOf(s))),
-    h("p", { role: "status", "aria-live": "polite" }, state.reviewStatus));
+    p ? h("progress", { class: "replay-progress", "aria-label": t("replay.review.progress"),
+      max: p.total ? String(p.total) : null, value: p.total ? String(p.done) : null }) : null,
+    h("p", { role: "status", "aria-live": "polite" }, state.reviewStatus),
+    state.review ? dealSummaries(state.review) : null);
+}
+
+/** The review's summary of each deal: decisions as the expert's, points lost. */
+function dealSummaries(review) {
+  const deals = Array.isArray(review.deals) ? review.deals : [];
+  return h("ul", { class: "replay-deals" }, deals.map((d) => h("li", {}, t("replay.review.deal", {
+    deal: d.deal, matched: d.matched, n: d.decisions, lost: Number(d.points_lost ?? 0).toFixed(2) }))));
+}
+
+/** The reviewed seat's decisions at this step, each with the expert's view of it: a card
+ *  of this trick; the chanter vote and discard on the deal's first step. */
+export function verdicts(review, step, seat) {
+  const out = [];
+  for (const d of review?.decisions ?? []) {
+    if (d.deal !== step.deal) continue;
+    const here = d.kind === "card" ? step.trick > 0 && d.trick === step.trick : step.trick === 0;
+    if (!here) continue;
+    const mark = markOf(Number(d.lost) || 0);
+    const what = (c) => (d.kind === "card" ? `${cardName(c)} (${c})`
+      : d.kind === "chanter_vote" ? t(c === "yes" ? "yes" : "no") : String(c));
+    const said = { name: nameOf(seat), actual: what(d.actual), preferred: what(d.preferred),
+      lost: Number(d.lost ?? 0).toFixed(2) };
+    const kind = d.kind === "card" ? "card" : d.kind === "discard" ? "discard" : "vote";
+    out.push({ mark, text: t(d.matched || !mark ? `replay.verdict.${kind}.good`
+      : `replay.verdict.${kind}`, said), good: Boolean(d.matched) });
+  }
+  return out;
+}
+
+function verdictLines(step) {
+  if (!state.review || state.reviewSeat === null) return null;
+  const lines = verdicts(state.review, step, state.reviewSeat);
+  if (!lines.length) return null;
+  return h("div", { class: "replay-verdicts", "aria-live": "polite" }, lines.map((v) =>
+    h("p", { class: ["replay-verdict", v.good && "good"] },
+      v.mark ? h("strong", { class: "replay-mark" }, `${v.mark} `) : null, v.text)));
 }
 
 /** main.mjs: draw the replay; returns the page title. */
@@ -242,28 +339,33 @@ export function renderReplay(theApp) {
   const node = section();
   node.hidden = false;
   const { table } = app.route;
-  const title = h("h1", { id: "replay-title" }, `Replay of table ${cleanText(table)}`
-    + (state.match ? `, match ${state.match}` : ""));
+  const fromFile = table === null;
+  const title = h("h1", { id: "replay-title" }, fromFile ? t("replay.file.title")
+    : state.match ? t("replay.title.match", { table: cleanText(table), n: state.match })
+      : t("replay.title", { table: cleanText(table) }));
   if (state.error || !state.record) {
-    fill(node, title, h("p", { class: "notice", role: "alert" },
-      state.error || (app.conn.status === "online" ? "Loading the record…"
-        : "Connecting…")), h("a", { href: "/" }, "Back to the lobby"));
-    return "Replay · Aluette Online";
+    fill(node, title, fromFile && !state.error ? null : h("p", { class: "notice", role: "alert" },
+      state.error || (app.conn.status === "online" ? t("replay.loading")
+        : t("conn.connecting"))), fromFile ? filePicker() : null,
+    h("a", { href: "/" }, t("replay.back_lobby")));
+    return t("replay.page");
   }
   const step = state.steps[state.at];
   const marks = reviewMarks(state.review);
-  const meta = `Deal ${step.deal} of ${state.record.deals.length} · dealt by `
-    + `${nameOf(step.dealer)} · ${step.trick === 0 ? "as dealt" : `trick ${step.trick} of 9`}`
-    + ` · step ${state.at + 1} of ${state.steps.length}`;
+  const meta = t("replay.meta", { deal: step.deal, deals: state.record.deals.length,
+    name: nameOf(step.dealer), step: state.at + 1, steps: state.steps.length,
+    where: step.trick === 0 ? t("replay.as_dealt") : t("replay.trick_of", { n: step.trick }) });
   fill(node, title,
     h("p", { class: "replay-meta", role: "status", "aria-live": "polite" }, meta),
     h("div", { class: "replay-board" }, ...[0, 1, 2, 3].map((s) => seatPanel(step, s, marks)),
       trickArea(step)),
+    verdictLines(step),
     h("div", { class: "replay-notes" }, ...notes(step)),
     controls(),
-    reviewBox(),
-    h("p", { class: "replay-keys" }, "Keys: ← → trick by trick, ↑ ↓ deal by deal, space "
-      + "plays by itself, Home and End. Every hand is face up: the match is over."),
-    h("a", { href: `/t/${encodeURIComponent(table)}` }, "Back to the table"));
-  return `Replay · deal ${step.deal} · Aluette Online`;
+    fromFile ? filePicker() : reviewBox(),
+    state.shared ? h("p", { role: "status" }, state.shared) : null,
+    h("p", { class: "replay-keys" }, t("replay.keys")),
+    fromFile ? h("a", { href: "/" }, t("replay.back_lobby"))
+      : h("a", { href: `/t/${encodeURIComponent(table)}` }, t("replay.back_table")));
+  return t("replay.page.deal", { n: step.deal });
 }

@@ -63,7 +63,9 @@ const RETRY_HELLO = new Set(["rate_limited", "storage_unavailable", "shutting_do
  * the session itself (every welcome resumes each table). Their callers hear at the drop
  * that no reply will come, as protocol/session.py's NOT_RESENT.
  */
-export const NOT_RESENT = new Set(["ping", "resume", "list_tables"]);
+export const NOT_RESENT = new Set(["ping", "resume", "list_tables",
+  // 1.5: they carry passwords (never kept to be resent) or start or end sessions.
+  "register", "login", "change_password", "logout", "logout_all"]);
 
 /** Commands whose ok seats us (seat in the result) and is followed by the table's head. */
 const HEAD_COMMANDS = new Set(["create_table", "join"]);
@@ -88,6 +90,7 @@ const SERVER_MESSAGES = {
   pong: (m) => isInt(m.id),
   event: (m) => isText(m.table) && isInt(m.seq) && (m.event === null || m.event === undefined
     || (isObject(m.event) && isText(m.event.type))),
+  matched: (m) => isText(m.table) && isInt(m.seat),
 };
 
 /** The server's frame as a map with a string `type`, or null (skip what we cannot read). */
@@ -209,6 +212,17 @@ export class ClientSession {
     const msg = decodeServer(frame);
     if (msg === null) return []; // a frame we cannot read: skip it (newer server, or a bug)
     if (msg.type === "event") return this._event(msg);
+    if (msg.type === "matched") {
+      // The matchmaker seated us (1.5): as after a join's ok, the table's head follows.
+      let s = this.tables.get(msg.table);
+      if (!s) {
+        s = newStream(msg.table);
+        this.tables.set(msg.table, s);
+      }
+      s.seat = msg.seat;
+      s.expectHead = true;
+      return [{ kind: "matched", table: msg.table, seat: msg.seat, rated: msg.rated === true }];
+    }
     if (this.state === "hello_sent" && msg.id === this._helloId) return this._helloReply(msg);
     const id = msg.id;
     const pending = isInt(id) ? this.pending.get(id) : undefined;

@@ -17,6 +17,7 @@ import { explainDeal, matchResultText } from "./explain.mjs";
 import { t } from "./i18n.mjs";
 import { MAX_CHAT_LEN } from "./model.mjs";
 import { prefs, savePrefs, turnAlert } from "./prefs.mjs";
+import { renderExtras, replayPart } from "./tablextra.mjs";
 
 const $ = (id) => document.getElementById(id);
 const SLOTS = ["bottom", "left", "top", "right"]; // clockwise from our own seat (R4)
@@ -420,6 +421,7 @@ function optionWords(o, v, status) {
   if (o.partner_draw) parts.push(t("meta.partner_draw"));
   parts.push(t(`meta.signals.${["private", "risky", "off"].includes(o.signals) ? o.signals : "private"}`));
   if (o.turn_timer_s) parts.push(t("meta.timer", { n: o.turn_timer_s }));
+  if (o.hints) parts.push(t("meta.hints"));
   return parts;
 }
 
@@ -796,6 +798,7 @@ function renderMatchResult(app, model) {
       h("tbody", {}, rows)),
     h("button", { type: "button", class: "primary", dataset: { key: "record" },
       onclick: () => downloadRecord(app, model) }, t("match.record")),
+    replayPart(app, model),
     rematchPart(app, model));
 }
 
@@ -898,6 +901,7 @@ export function renderTable(app, model) {
   renderDealResult(app, model);
   renderMatchResult(app, model);
   renderChat(app, model);
+  renderExtras(app, model);
   const name = safeName(model.info?.name, t("table.title"));
   return `${mine ? `▶ ${t("title.your_turn")} · ` : ""}${name} · Aluette Online`;
 }

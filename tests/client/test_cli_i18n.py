@@ -1,0 +1,215 @@
+"""Issue 31, Languages: the terminal client speaks from the browser's catalogues
+(locales/*.json, through client_cli/i18n.py), in the language of ``--lang``, else
+``ALUETTE_LANG``, else the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), else
+English; issue 28's replay and review speak it too."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from client_cli import i18n, render
+from client_cli.replay import Replay, review_progress, review_summary
+from protocol import TrickInfo
+from server.game import Match, Options, view
+
+from ..records.test_replay import record_of
+from .test_render_words import model_at, text
+
+
+@pytest.fixture
+def french() -> Iterator[None]:
+    i18n.set_language("fr")
+    try:
+        yield
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize(("environ", "expected"), [
+    ({}, "en"),
+    ({"LANG": "fr_FR.UTF-8"}, "fr"),
+    ({"LANG": "fr_CA"}, "fr"),
+    ({"LANG": "C.UTF-8"}, "en"),
+    ({"LANG": "de_DE.UTF-8"}, "en"),                    # no German catalogue: English
+    ({"LANGUAGE": "de:fr", "LANG": "en_GB.UTF-8"}, "fr"),   # the first one we have
+    ({"LC_ALL": "fr_FR.UTF-8", "LANG": "en_US.UTF-8"}, "fr"),
+    ({"ALUETTE_LANG": "en", "LANG": "fr_FR.UTF-8"}, "en"),
+    ({"ALUETTE_LANG": "fr"}, "fr"),
+])
+def test_the_language_comes_from_the_environment(environ: dict[str, str],
+                                                 expected: str) -> None:
+    assert i18n.from_environment(environ) == expected
+
+
+def test_the_flag_wins_and_an_unknown_code_is_english() -> None:
+    try:
+        assert i18n.choose("fr", {"LANG": "en_US"}) == "fr"
+        assert i18n.choose(None, {"LANG": "fr_FR"}) == "fr"
+        assert i18n.set_language("xx") == "en"
+    finally:
+        i18n.set_language("en")
+
+
+def mid_trick() -> str:
+    """The table screen of the seat whose turn it is, one trick done and a card played."""
+    match, _ = Match.new(Options(deals=1, first_dealer=3), 0)
+    for _ in range(5):
+        match.apply(match.legal_actions(match.to_act)[0])
+    seat = match.to_act
+    assert seat is not None
+    model = model_at(seat)
+    model.view = view(match, seat)
+    model.view = msgspec.structs.replace(model.view, tricks=[
+        TrickInfo(leader=t.leader, cards=t.cards, winner=t.winner) for t in model.view.tricks])
+    return text(render.game_screen(model))
+
+
+def test_the_table_screen_in_french(french: None) -> None:
+    screen = mid_trick()
+    assert "Table t1 «Friday» · donne 1 sur 1 · donneur :" in screen, screen
+    assert "Levée 2 sur 9, entamée par" in screen
+    assert "Dernière levée (1) :" in screen
+    assert "Votre main (fortes d'abord) :" in screen
+    assert "▶ À vous : tapez le code d'une carte" in screen
+    assert "Points : " in screen and "votre équipe" in screen and "leur équipe" in screen
+    assert "de deniers" in screen or "de coupes" in screen or "d'épées" in screen
+    for english in ("Your hand", "Trick 2 of 9", "Points: ", "your team", "strength",
+                    " of coins", " of cups", " of swords", " of batons"):
+        assert english not in screen
+
+
+def test_the_same_screen_in_english_is_unchanged() -> None:
+    screen = mid_trick()
+    assert "Trick 2 of 9, led by" in screen and "Your hand (strongest first):" in screen
+    assert "▶ Your turn: type a card code" in screen
+
+
+def test_the_replay_and_the_review_in_french(french: None) -> None:
+    replay = Replay(record_of(deals=1))
+    first = text(replay.render())
+    assert "Donne 1 sur 1 · donneur" in first and "telle que donnée" in first, first
+    assert "Les mains, visibles (la partie est finie) :" in first
+    replay.command("n")
+    assert "levée 1 sur 9" in text(replay.render())
+    seat = render.who(replay.model, 0)
+    waiting = text(review_progress({"status": "queued", "ahead": 2}, seat))
+    assert "L'analyse de Ana par l'expert attend (2 avant elle)" in waiting
+    running = text(review_progress({"status": "running", "done": 3, "total": 9}, seat))
+    assert "L'expert analyse Ana :" in running and "3 décisions sur 9" in running
+    done = text(review_summary({"share_matched": 0.5, "points_lost": 0.25, "decisions": []},
+                               seat))
+    assert "50 % des décisions comme l'expert les aurait prises" in done
+
+
+def test_aluette_record_replay_speaks_the_flags_and_the_locales_language(
+        tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(record_of(deals=1)), encoding="utf-8")
+    run = [sys.executable, "-m", "client_cli.record_cli"]
+    english_env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+    def replay(*flags: str, env: dict[str, str]) -> str:
+        done = subprocess.run([*run, *flags, "replay", str(path), "--all"],
+                              capture_output=True, text=True, timeout=60, check=False,
+                              env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert replay("--lang", "fr", env=english_env).count("Donne 1 sur 1 · donneur") == 10
+    from_locale = replay(env={**english_env, "LANG": "fr_FR.UTF-8"})
+    assert "Donne 1 sur 1" in from_locale and "Deal 1 of 1" not in from_locale
+    assert replay("--lang", "en", env={**english_env, "LANG": "fr_FR.UTF-8"}).count(
+        "Deal 1 of 1 · dealt by") == 10
+    assert "Deal 1 of 1 · dealt by" in replay(env=english_env)
+    helped = subprocess.run([*run, "--help"], capture_output=True, text=True, timeout=60,
+                            check=False, env={**english_env, "LANG": "fr_FR.UTF-8"})
+    assert "la langue de l'interface : en, fr" in helped.stdout
+
+
+def test_the_play_as_it_happens_and_the_errors_in_french(french: None) -> None:
+    """The lines the terminal prints while a match is played, and the server's refusals."""
+    from protocol import CardPlayed, TrickDone
+
+    model = model_at(1)
+    played = text(*render.event_lines(model, CardPlayed(seat=1, card="3o")),
+                  *render.event_lines(model, CardPlayed(seat=2, card="1o")))
+    assert "vous jouez 3o ◆ Monsieur" in played and "Cy joue 1o ◆ As de deniers" in played
+    won = text(render.trick_result(model, TrickDone(number=1, leader=0,
+                                                    cards=["9b", "3o", "1o", "4e"], winner=1)))
+    assert "Levée 1 :" in won and "gagnée par vous avec 3o ◆ Monsieur" in won, won
+    spoiled = text(render.trick_result(model, TrickDone(number=2, leader=0,
+                                                        cards=["1o", "1c", "4b", "5e"],
+                                                        winner=None)))
+    assert "POURRIE (R11) : 1o et 1c à égalité en tête" in spoiled, spoiled
+    assert "Ana entame à nouveau" in spoiled
+    assert "Ce n'est pas votre tour" in text(render.error_text("not_your_turn"))
+    assert "Vous n'avez pas 3o (Monsieur)" in text(render.error_text("card_not_in_hand",
+                                                                      card="3o"))
+    assert "Le serveur l'a refusé : " in text(render.error_text("new_code", "why"))
+
+
+def test_a_name_that_looks_like_a_placeholder_stays_a_name() -> None:
+    """One pass over the text, as the browser's: a player called "{reason}" is not filled."""
+    from client_cli.i18n import tr
+
+    assert tr("cli.deal.goes", name="{reason}", reason="why", team="T", points="1") \
+        == "The deal goes to {reason}: why; T scores 1."
+
+
+def test_the_deal_result_in_french(french: None) -> None:
+    from .test_render_words import scored
+
+    event, tricks = scored([0, 1, 0, 1, 2, 3, 2, 2, 2])      # R12: Cy, four tricks
+    model = model_at(0)
+    said = text(render.deal_result(model, event, [t.winner for t in tricks]))
+    assert "La donne 1 est finie. Levées gagnées :" in said, said
+    assert "La donne va à votre partenaire Cy : le plus de levées, 4 (R12)" in said
+    assert "votre équipe" in said and "marque 1 point." in said
+    assert "Score de la partie :" in said
+
+
+def test_the_lobby_in_french(french: None) -> None:
+    from protocol.results import SeatRef
+
+    from .test_render_words import info
+
+    table = msgspec.structs.replace(info(status="waiting"), private=True, spectators=2)
+    said = text(render.tables_table([table], [SeatRef(table="t1", seat=1)]))
+    assert "Tables :" in said and "en attente" in said, said
+    assert "5 donnes" in said and "signes private" in said and "privée" in said
+    assert "2 spectateur(s)" in said and "(vous : place 1)" in said and "places :" in said
+    assert "No tables" not in text(render.tables_table([], []))
+    assert "Aucune table à rejoindre" in text(render.tables_table([], []))
+
+
+def test_signals_in_french(french: None) -> None:
+    from protocol import SignalReceived
+
+    model = model_at(0)
+    said = text(*render.event_lines(model, SignalReceived(from_seat=2, signal="aces", n=2)),
+                *render.event_lines(model, SignalReceived(from_seat=1, signal="monsieur")))
+    assert "Signe (R15) de votre partenaire Cy" in said, said
+    assert "(vous avez remarqué un signe destiné à son partenaire, R16)" in said
+    assert "I hold" not in said
+
+
+def test_the_help_pages_english_is_the_codes_and_french_is_there(french: None) -> None:
+    """The English help pages in render.py are the source: the catalogue's copy must not
+    drift from them; the French ones are shown in French."""
+    import locales
+
+    for name, page in (("main", render.HELP), ("create", render.HELP_CREATE),
+                       ("rules", render.HELP_RULES), ("mordienne", render.HELP_MORDIENNE),
+                       ("chanter", render.HELP_CHANTER),
+                       ("signals", render.HELP_SIGNALS_INTRO)):
+        assert locales.text("en", f"cli.help.{name}") == page, name
+        assert render.help_text(name) != page, name
+    assert render.help_text("main").startswith("Salon\n  tables [all]")
+    assert "replay [PARTIE]" in render.help_text("main")

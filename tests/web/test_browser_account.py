@@ -1,0 +1,80 @@
+"""Accounts in the browser (issue 27, protocol 1.5): Debian's Chromium, headless, against
+``aluette-server`` as a real process. A guest signs up (its player id stays), logs out (a
+guest again), logs back in (the same player), and a reload keeps the account; the password
+is never left in the page or in localStorage."""
+
+from __future__ import annotations
+
+import json
+
+from tests.server.netclient import NetClient
+
+from .test_browser import WAIT_MS, Player
+
+PASSWORD = "correct horse battery"
+
+
+async def stored(p: Player) -> dict:
+    raw = await p.page.evaluate("() => localStorage.getItem('aluette.session.v1')")
+    return json.loads(raw or "{}")
+
+
+async def signed_in_as(p: Player, name: str) -> None:
+    await p.page.wait_for_selector(f"#account-name:has-text('{name}')", timeout=WAIT_MS)
+    assert await p.page.locator("#logout").is_visible()
+    assert not await p.page.locator("#name-form").is_visible()
+
+
+async def test_sign_up_log_out_log_back_in(browser, server_proc) -> None:
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    ana = await Player.open(browser, base, "Ana")
+    await ana.goto(base + "/")
+    guest_player = (await stored(ana))["token"].partition(".")[0]
+
+    # Sign up: the name is kept, with a password.
+    await ana.page.click("#signup-open")
+    await ana.page.fill("#account-user", "Ana Web")
+    await ana.page.fill("#account-password", PASSWORD)
+    await ana.page.click("#account-submit")
+    await signed_in_as(ana, "Ana Web")
+    assert await ana.page.input_value("#account-password") == ""
+    assert (await stored(ana))["account"] == "ana web"
+
+    # Log out: a guest again, on a new session.
+    await ana.page.click("#logout")
+    await ana.page.wait_for_selector("#login-open", state="visible", timeout=WAIT_MS)
+    await ana.online()
+    after = await stored(ana)
+    assert after["account"] is None
+    await ana.page.wait_for_function(
+        "(old) => { const s = JSON.parse(localStorage.getItem('aluette.session.v1'));"
+        " return s.token && !s.token.startsWith(old); }", arg=guest_player, timeout=WAIT_MS)
+
+    # A wrong password is explained; the right one logs back in.
+    await ana.page.click("#login-open")
+    await ana.page.fill("#account-user", "ANA WEB")
+    await ana.page.fill("#account-password", "not the password")
+    await ana.page.click("#account-submit")
+    await ana.page.wait_for_selector("#account-error:has-text('Wrong name or password')",
+                                     timeout=WAIT_MS)
+    await ana.page.fill("#account-password", PASSWORD)
+    await ana.page.click("#account-submit")
+    await signed_in_as(ana, "Ana Web")
+
+    # A reload keeps the account (its token is remembered like a guest's).
+    await ana.page.reload()
+    await ana.online()
+    await signed_in_as(ana, "Ana Web")
+    kept = await stored(ana)
+    assert PASSWORD not in json.dumps(kept)
+    assert ana.csp_or_script_errors() == []
+
+    # The token the page holds speaks for the player who signed up as a guest.
+    other = await NetClient.open(f"ws://127.0.0.1:{server_proc.port}/ws", "x",
+                                 token=kept["token"])
+    try:
+        assert other.welcome["player_id"] == guest_player
+        assert other.welcome["name"] == "Ana Web"
+    finally:
+        await other.close()
