@@ -383,11 +383,12 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
         length=_length(v.options, tr("cli.length.to"), tr("cli.length.of")),
         name=_short(model, v.dealer) if compact else who(model, v.dealer)))
     if model.info is not None and model.info.options.hints:   # issue 28: marked
-        head.append(" · hints on, not rated", style="dim")
+        head.append(tr("cli.head.hints"), style="dim")
     elif model.info is not None and model.info.options.rated:  # issue 27
-        head.append(" · rated", style="bold magenta")
+        head.append(tr("cli.head.rated"), style="bold magenta")
     if model.spectator:
-        head.append(" · watching" if compact else " · you are watching", style="dim")
+        head.append(tr("cli.head.watching" if compact else "cli.head.watching.you"),
+                    style="dim")
     return head
 
 
@@ -411,9 +412,9 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     """
     v = model.view
     if v is None:
-        head = Text("Table ")
+        head = Text(tr("cli.table") + " ")
         head.append_text(safe(model.table, 64))
-        head.append(" · waiting for the start\n")
+        head.append(tr("cli.head.waiting") + "\n")
         return Group(head, seats_lines(model))
     parts: list[RenderableType] = [_header(model, v, compact)]
     seats_info = model.info.seats if model.info else []
@@ -441,8 +442,8 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if info_seat.kind == "bot" or info_seat.bot:
                 name.append(" [bot]", style="magenta")
             if info_seat.kind == "human" and not info_seat.connected:
-                name.append(" (a bot plays for them)" if info_seat.level
-                            else " (disconnected)", style="dim")
+                name.append(tr("cli.seat.bot_plays" if info_seat.level
+                               else "cli.seat.disconnected"), style="dim")
             team = ((tr("cli.col.yours") if team_of(seat) == team_of(model.seat)
                      else tr("cli.col.theirs"))
                     if model.seat is not None
@@ -453,13 +454,14 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
                              team1=team_text(model, 1), p1=v.points[1]))
 
     if v.phase in (Phase.CHANTER_VOTE, Phase.CHANTER_DISCARD):
-        votes = Text("Chanter (R9) votes: ")
+        votes = Text(tr("cli.chanter.votes"))
         votes.append_text(Text(", ").join(
-            _short(model, s).append(" yes" if vote else " no")
-            for s, vote in enumerate(v.chanter_votes) if vote is not None) or Text("none yet"))
+            _short(model, s).append(" " + tr("cli.yes" if vote else "cli.no"))
+            for s, vote in enumerate(v.chanter_votes) if vote is not None)
+            or Text(tr("cli.chanter.none_yet")))
         parts.append(votes)
     if v.signals:
-        sig = Text("Signals received this deal: ")
+        sig = Text(tr("cli.signals.received"))
         sig.append_text(Text("; ").join(signal_text(model, s) for s in v.signals))
         parts.append(sig)
     if v.phase == Phase.PLAY:

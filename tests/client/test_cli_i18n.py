@@ -262,9 +262,18 @@ def test_the_tables_notes_in_french(french: None) -> None:
     assert "1 message plus ancien à cette table : `chat` le montre." in said, said
     assert "Vous masquez 1 personne à cette table" in said
     assert "Discussion de la table t1 (les 1 derniers messages) :" in said
+    from protocol import DealsCommitted
+
+    committed = DealsCommitted(match=2, commitment="c" * 64, contributions=[None] * 4)
+    chatty.apply(committed)
+    fair = text(*render.event_lines(chatty, committed))
+    assert fair.startswith(f"Partie 2 à cette table : les donnes sont engagées (R8a) sur "
+                           f"{'c' * 64} ; aucun joueur"), fair
+    waiting = text(render.game_screen(model_at(1, status="waiting")))
+    assert "· en attente du début" in waiting, waiting
     for english in ("rematch too", "lost the connection", "Partner draw", "earlier chat",
-                    "You mute", "Chat at table", "left the table"):
-        assert english not in asks + mine + gone + changed + words + said
+                    "You mute", "Chat at table", "left the table", "Match 2", "waiting for"):
+        assert english not in asks + mine + gone + changed + words + said + fair + waiting
 
 
 def test_aluette_record_verify_and_show_in_french(tmp_path: Path) -> None:
