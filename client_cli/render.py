@@ -341,22 +341,21 @@ def seats_lines(model: TableModel) -> Text:
     out = Text()
     for i, s in enumerate(model.info.seats if model.info else []):
         if model.seat is not None:
-            out.append(f"  seat {i} ({team_label(model, team_of(i))}): ")
+            out.append(tr("cli.seats.team", seat=i, team=team_label(model, team_of(i))))
         else:
-            out.append(f"  seat {i} (partner of seat {partner_of(i)}): ")
+            out.append(tr("cli.seats.partner", seat=i, partner=partner_of(i)))
         if s.kind == "empty":
-            out.append("empty", style="dim")
+            out.append(tr("cli.lobby.empty"), style="dim")
         elif s.kind == "bot":
-            out.append("bot, level ")
-            out.append_text(safe(s.level or "?", 10))
+            out.append_text(tr_text("cli.seats.bot", level=safe(s.level or "?", 10)))
         else:
             out.append_text(safe(s.name or "?", 32))
             if s.bot:            # a client that says it is a program (1.5)
                 out.append(" [bot]", style="magenta")
             if i == model.seat:
-                out.append(" (you)", style="bold")
+                out.append(tr("cli.seats.you"), style="bold")
             if not s.connected:
-                out.append(" (disconnected)", style="dim")
+                out.append(tr("cli.seat.disconnected"), style="dim")
         out.append("\n")
     out.rstrip()
     return out
@@ -419,7 +418,7 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     parts: list[RenderableType] = [_header(model, v, compact)]
     seats_info = model.info.seats if model.info else []
     if compact:
-        tricks = Text("Tricks: ")
+        tricks = Text(tr("cli.tricks.compact"))
         for seat in range(4):
             if seat:
                 tricks.append(", ")
@@ -427,8 +426,8 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if seat == v.to_act:
                 tricks.append(" " + _to_act_mark(v), style="bold yellow")
         parts.append(tricks)
-        parts.append(Text(f"Points: {team_label(model, 0)} {v.points[0]} · "
-                          f"{team_label(model, 1)} {v.points[1]}"))
+        parts.append(Text(tr("cli.points.compact", team0=team_label(model, 0), p0=v.points[0],
+                             team1=team_label(model, 1), p1=v.points[1])))
     else:
         grid = Table(box=None, header_style="bold", pad_edge=False)
         for col in ("player", "team", "tricks", "cards"):

@@ -271,8 +271,11 @@ def test_the_tables_notes_in_french(french: None) -> None:
                            f"{'c' * 64} ; aucun joueur"), fair
     waiting = text(render.game_screen(model_at(1, status="waiting")))
     assert "· en attente du début" in waiting, waiting
+    assert "  place 1 (votre équipe) : Bo (vous)" in waiting
+    assert "  place 2 (leur équipe) : Cy" in waiting
     for english in ("rematch too", "lost the connection", "Partner draw", "earlier chat",
-                    "You mute", "Chat at table", "left the table", "Match 2", "waiting for"):
+                    "You mute", "Chat at table", "left the table", "Match 2", "waiting for",
+                    "seat 1", "(you)"):
         assert english not in asks + mine + gone + changed + words + said + fair + waiting
 
 
