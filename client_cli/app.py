@@ -233,7 +233,7 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
             await self.conn.call(protocol.Leave, table=table)
             self.conn.forget(table)
             self.current = next(iter(self.conn.tables), None)
-            self.show(render.note("You left the table."))
+            self.show(render.note(tr("cli.table.left")))
         elif word == "record":
             await self._record(args)
         elif word == "replay":

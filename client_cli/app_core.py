@@ -30,6 +30,7 @@ from protocol.results import SeatRef
 from . import render
 from .commands import InputError
 from .connection import Connection, ConnectionFailed, ServerError
+from .i18n import tr
 from .model import TableModel, new_contribution
 
 log = logging.getLogger(__name__)
@@ -178,17 +179,13 @@ class AppCore:
     def _come_back_note(self, table: str) -> Text:
         """How to get back to a seat after quitting (issue 14, item 7)."""
         model = self.conn.tables.get(table)
-        grace = render.duration(render.grace_of(model)) if model else "a while"
+        grace = (render.duration(render.grace_of(model)) if model
+                 else tr("cli.leave.a_while"))
         if self.local:
-            return render.note("This is a local game (`aluette play`): leaving stops its "
-                               "server and ends the match.")
+            return render.note(tr("cli.leave.local"))
         if self.conn.sessions is None:
-            return render.note(f"This session is not remembered (--new-session, or another "
-                               f"aluette has it): once you leave, a bot plays your seat after "
-                               f"{grace} and you cannot take it back.")
-        return render.note(f"`aluette` remembers this session: start it again with the same "
-                           f"--server and --name and it takes your seat back. Meanwhile a bot "
-                           f"plays for you after {grace}.")
+            return render.note(tr("cli.leave.forgotten", grace=grace))
+        return render.note(tr("cli.leave.remembered", grace=grace))
 
     async def _confirm(self, question: Text) -> bool:
         """Ask a yes/no question at the prompt; anything but yes (or Ctrl-C) is no."""

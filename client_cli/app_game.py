@@ -11,6 +11,7 @@ from . import render
 from .app_core import AppCore, signals_help
 from .commands import InputError, parse_discard, parse_signal, resolve_card
 from .connection import ConnectionFailed, ServerError
+from .i18n import tr
 from .model import TableModel
 
 #: Bare words the chanter vote prompt takes (R9), as `chanter yes` / `chanter no` do.
@@ -98,6 +99,6 @@ class GameCommands(AppCore):
                 self.show(render.problem(f"That was not sent: {exc or 'no answer'}."))
                 return
             if signal_note is not None:   # the model learns it from the signal_sent event
-                self.show(render.note("Signal sent to your partner."))
+                self.show(render.note(tr("cli.signal.sent")))
 
         self._spawn(go())

@@ -12,6 +12,7 @@ from . import render
 from .app_core import AppCore, explain, signals_help, valid_entries
 from .commands import InputError, parse_create, parse_level, parse_seat, parse_table_ref
 from .connection import ConnectionFailed, ServerError
+from .i18n import tr, tr_text
 
 
 class LobbyCommands(AppCore):
@@ -23,14 +24,11 @@ class LobbyCommands(AppCore):
         here = self.current
         if here is None or here == target or not self._live_seat(here):
             return True
-        q = Text("You are playing at table ", style="bold yellow")
-        q.append_text(render.safe(here, 64))
-        q.append(f". `{what}` takes you to another table; your seat here stays yours and "
-                 "the match goes on without waiting for you.")
+        q = tr_text("cli.move.ask", style="bold yellow", table=render.safe(here, 64),
+                    command=what)
         if await self._confirm(q):
             return True
-        self.show(render.note(f"Nothing changed: you are still at table "
-                              f"{protocol.clean_text(here)}."))
+        self.show(render.note(tr("cli.move.unchanged", table=protocol.clean_text(here))))
         return False
 
     def _help(self, args: list[str]) -> None:
@@ -73,7 +71,7 @@ class LobbyCommands(AppCore):
         back = [s for s in seats if s.table in live]
         if back and not self.conn.tables:
             tids = ", ".join(protocol.clean_text(s.table) for s in back)
-            self.show(render.note(f"You have a seat at {tids}: `join TABLE` to go back."))
+            self.show(render.note(tr("cli.lobby.seated_at", tables=tids)))
 
     async def _resolve_table(self, ref: str, remote: bool = True) -> str:
         """A table id, or a unique start of one (issue 14, item 1).
@@ -122,23 +120,19 @@ class LobbyCommands(AppCore):
         if options.get("auto_start"):     # no `start` will carry our contribution (R8a)
             self._owe_contribution.add(table)
             self._contribute_now(model)
-        out = Text("Created table ", style="green")
-        out.append_text(render.safe(table, 64))
-        out.append(f"; you sit at seat {model.seat}.")
+        out = tr_text("cli.created", style="green", table=render.safe(table, 64),
+                      seat=model.seat)
         if result.get("code"):
-            out.append(" Private: friends join with `join ")
-            out.append_text(render.safe(table, 64)).append(" ")
-            out.append_text(render.safe(result["code"], 16)).append("`.")
-        self.show(out, render.note("Add bots with `bot SEAT LEVEL` or `bots LEVEL`, wait for "
-                                   "friends, then `start`."))
+            out.append_text(tr_text("cli.created.private", table=render.safe(table, 64),
+                                    join_code=render.safe(result["code"], 16)))
+        self.show(out, render.note(tr("cli.created.next")))
         self._still_yours(previous)
 
     def _still_yours(self, previous: str | None) -> None:
         """After moving away from a live match: say that the seat is kept and how to return."""
         if previous is not None and previous != self.current and self._live_seat(previous):
             tid = protocol.clean_text(previous)
-            self.show(render.note(f"Your seat at {tid} stays yours: `table {tid}` takes you "
-                                  "back.", style="yellow"))
+            self.show(render.note(tr("cli.move.kept", table=tid), style="yellow"))
 
     def _failed_move(self, previous: str | None, table: str, exc: Exception) -> None:
         """A join or watch that failed: back to where we were, and say so (item 2)."""
@@ -146,16 +140,14 @@ class LobbyCommands(AppCore):
         if isinstance(exc, ServerError) and exc.code == "no_such_table":
             # Private tables are listed only to their players, so a short id cannot be
             # resolved for them: say so rather than leave "no such table" a mystery.
-            self.show(render.note(f"No table you can see starts with "
-                                  f"“{protocol.clean_text(table)[:20]}”; a private table "
-                                  "needs its full id (the one in the `join` line its "
-                                  "creator gives you)."))
+            self.show(render.note(tr("cli.move.no_such_start",
+                                     start=protocol.clean_text(table)[:20])))
         self.current = previous
         if table != previous and (table not in self.conn.tables
                                   or self.conn.tables[table].info is None):
             self.conn.forget(table)
         if previous is not None and previous in self.conn.tables:
-            self.show(render.note(f"You are still at table {protocol.clean_text(previous)}."))
+            self.show(render.note(tr("cli.move.still", table=protocol.clean_text(previous))))
 
     async def _join(self, args: list[str]) -> None:
         if not args:
@@ -216,8 +208,7 @@ class LobbyCommands(AppCore):
             return
         table = self.current = str(result.get("table") or table)   # a start of an id: whole
         model = self.conn.model(table)
-        out = Text("You are watching table ", style="green").append_text(render.safe(table, 64))
-        out.append(". Spectators see no hands and no signals (R16).")
+        out = tr_text("cli.watching", style="green", table=render.safe(table, 64))
         self.show(out)
         if model.view is None:
             self.show(render.game_screen(model))

@@ -10,6 +10,7 @@ import protocol
 from . import render
 from .app_core import AppCore
 from .commands import InputError, resolve_sender
+from .i18n import tr
 from .model import TableModel
 
 
@@ -22,15 +23,13 @@ class TableCommands(AppCore):
         watch (the server decides; the line comes back as a `chat` event)."""
         table = self._need_table()
         if len(protocol.clean_text(text)) > protocol.MAX_CHAT_LEN:
-            raise InputError(f"A chat message holds at most {protocol.MAX_CHAT_LEN} "
-                             "characters.")
+            raise InputError(tr("cli.chat.too_long", max=protocol.MAX_CHAT_LEN))
         await self.conn.call(protocol.Chat, table=table, text=text)
 
     async def _mute(self, args: list[str], muted: bool) -> None:
         model = self._need_model()
         if not args:
-            raise InputError(f"Type `{'mute' if muted else 'unmute'} NAME` (or a seat "
-                             "number): someone who has spoken at this table.")
+            raise InputError(tr("cli.mute.how", command="mute" if muted else "unmute"))
         if not muted and args == ["all"]:
             await self._unmute_all(model)
             return
@@ -41,26 +40,24 @@ class TableCommands(AppCore):
         else:
             model.muted.discard(sender)
         name = protocol.clean_text(model.speakers[sender][0])[:32]
-        self.show(render.note(f"You will no longer see {name}'s chat at this table "
-                              f"(`unmute {name}` to undo)." if muted
-                              else f"You will see {name}'s chat again."))
+        self.show(render.note(tr("cli.mute.done" if muted else "cli.unmute.done", name=name)))
 
     async def _unmute_all(self, model: TableModel) -> None:
         """`unmute all`: everyone we mute at this table, named or not (after a reconnect
         the server's chat_history says whom, but their lines, and so names, are gone)."""
         if not model.muted:
-            self.show(render.note("You mute nobody at this table."))
+            self.show(render.note(tr("cli.mute.nobody")))
             return
         for sender in sorted(model.muted):
             await self.conn.call(protocol.Mute, table=model.table, sender=sender, muted=False)
             model.muted.discard(sender)
-        self.show(render.note("You will see everyone's chat at this table again."))
+        self.show(render.note(tr("cli.unmute.all")))
 
     async def _rematch(self) -> None:
         """One keystroke (`r`) after a match: ask for another one, or accept it."""
         model = self._need_model()
         if model.seat is None:
-            raise InputError("Only the players seated at the table can ask for a rematch.")
+            raise InputError(tr("cli.rematch.seated_only"))
         await self.conn.call(protocol.Rematch, table=model.table,
                              contribution=self._contribution(model.table))
 
@@ -70,4 +67,4 @@ class TableCommands(AppCore):
         record = result.get("record") or {}
         path = Path(args[0]) if args else Path(f"aluette-{protocol.clean_text(table)}.json")
         path.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
-        self.show(render.note(f"Match record (R17) written to {path}."))
+        self.show(render.note(tr("cli.record.written", path=path)))

@@ -93,3 +93,9 @@ def card_words(code: str) -> str:
     if code in MAJEURES:
         return MAJEURES[code][1]
     return tr(f"card.of.{code[1:2]}", rank=tr(f"rank.{code[:1]}"))
+
+
+def contributed(n: int) -> str:
+    """How many players the seed took a contribution from (R8a): the words of
+    :func:`server.game.fair.contributed_words`, in the current language."""
+    return tr("fair.contributed", n=n) if n else tr("fair.contributed.none")

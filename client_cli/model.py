@@ -75,6 +75,8 @@ from server.game.cards import sort_by_strength
 from server.game.record import RecordError, verify_record
 from server.game.seats import left_of
 
+from .i18n import contributed, tr
+
 
 def new_contribution() -> str:
     """R8a: this client's contribution to a match's seed, 16 random bytes in hex from the
@@ -154,24 +156,22 @@ class TableModel:
         self.pending_discard = []
         # The table_changed that says "playing" comes after the first deal's events.
         self._news(status="playing", match=e.match, rematch=[])
-        words = (f"Match {self.match} at this table: the deals are committed (R8a) to "
-                 f"{self.commitment}; "
-                 + fair.contributed_words(fair.contributors(e.contributions or [])))
+        words = tr("cli.fair.committed", match=self.match, commitment=self.commitment,
+                   contributed=contributed(fair.contributors(e.contributions or [])))
         problems = []
         if self.sent is not None and self.seat is not None:
             seen, mine = self.sent
             if seen is not None and seen != self.commitment:
-                problems.append("this commitment is not the one the table showed before you "
-                                "contributed (the server could have chosen its secret after "
-                                "seeing your contribution)")
+                problems.append(tr("fair.start.not_seen"))
             if self.seat >= len(e.contributions) or e.contributions[self.seat] != mine:
-                problems.append("your contribution is not in it")
+                problems.append(tr("fair.start.not_in"))
         if problems:
-            self.fair_note = (False, f"{words}, but {' and '.join(problems)}.")
+            self.fair_note = (False, tr("cli.fair.but", words=words,
+                                        problems=tr("fair.and").join(problems)))
         else:
-            self.fair_note = (True, words + ("; your contribution is in."
-                                             if self.sent is not None and self.seat is not None
-                                             else "."))
+            self.fair_note = (True, tr("cli.fair.in" if self.sent is not None
+                                       and self.seat is not None else "cli.fair.end",
+                                       words=words))
         self.fair_note_of = "deals_committed"
         self.sent = None
 
@@ -183,14 +183,13 @@ class TableModel:
         try:
             verify_record(e.record, self.commitment)
         except RecordError as exc:
-            self.fair_note = (False, f"The record does not prove fair deals (R8a): {exc}")
+            self.fair_note = (False, tr("cli.fair.not_proven", error=exc))
         else:
-            self.fair_note = (True, "Fair deals (R8a): every deal followed from the seed "
-                                    "committed before the first card"
-                              + (f" ({self.commitment})" if self.commitment else "") + "; "
-                              + fair.contributed_words(
-                                  fair.contributors(e.record["fair"].get("contributions") or []))
-                              + ".")
+            self.fair_note = (True, tr(
+                "cli.fair.proven",
+                commitment=f" ({self.commitment})" if self.commitment else "",
+                contributed=contributed(
+                    fair.contributors(e.record["fair"].get("contributions") or []))))
         self.fair_note_of = "match_over"
 
     def _on_chat_history(self, e: ChatHistory) -> None:

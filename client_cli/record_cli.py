@@ -16,12 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol.records import Record, RecordSummary
-from server.game import fair
-from server.game.cards import card_name
 from server.game.record import RecordError, verify_record
 
 from . import i18n
-from .i18n import add_lang_flag
+from .i18n import add_lang_flag, card_words, contributed, tr
 
 
 def _load(path: str) -> Any:
@@ -29,17 +27,17 @@ def _load(path: str) -> Any:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
     except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        raise RecordError(tr("cli.record.bad_json", line=exc.lineno, column=exc.colno,
+                             why=exc.msg)) from None
     except UnicodeDecodeError:
-        raise RecordError("not UTF-8 text") from None
+        raise RecordError(tr("cli.record.not_utf8")) from None
     except OSError as exc:
-        raise RecordError(f"cannot read: {exc.strerror or exc}") from None
+        raise RecordError(tr("cli.record.unreadable", why=exc.strerror or exc)) from None
 
 
-#: The match result (R14) in words, for `verify` and `show` alike.
-VERDICTS = {"team0": "team 0 wins", "team1": "team 1 wins", "draw": "a draw"}
+#: The match result (R14) in words (catalogue keys), for `verify` and `show` alike.
+VERDICTS = {"team0": "cli.record.team0_wins", "team1": "cli.record.team1_wins",
+            "draw": "cli.record.draw"}
 
 #: Exit status when the reader of our output went away (128 + SIGPIPE, as a shell reports).
 EXIT_BROKEN_PIPE = 141
@@ -47,45 +45,38 @@ EXIT_BROKEN_PIPE = 141
 
 def verdict(summary: RecordSummary) -> str:
     """``team 0 wins``, ``a draw``, or ``match unfinished`` (R14)."""
-    return VERDICTS.get(str(summary.get("result")), "match unfinished")
-
-
-def _tricks(n: int) -> str:
-    return f"{n} trick" + ("" if n == 1 else "s")
+    return tr(VERDICTS.get(str(summary.get("result")), "cli.record.unfinished_match"))
 
 
 def _team(seat: int | None) -> str:
-    return "-" if seat is None else f"team {seat % 2}"
+    return "-" if seat is None else tr("cli.record.team", team=seat % 2)
 
 
 def fairness(record: Record, summary: RecordSummary) -> str:
     """R8a in words: whether the deals are proven to follow from the committed seed, the
     full commitment, and how many players contributed."""
     if summary.get("fair") == "proven":
-        return (f"deals proven fair: they follow from the revealed seed, which matches "
-                f"commitment {record['fair']['commitment']}; "
-                f"{fair.contributed_words(int(summary.get('contributors', 0)))} (R8a)")
-    return ("deals unproven: the record carries no fair-deal block (a match played before "
-            "fair deals, R8a)")
+        return tr("cli.record.proven", commitment=record["fair"]["commitment"],
+                  contributed=contributed(int(summary.get("contributors", 0))))
+    return tr("cli.record.unproven")
 
 
 def _summary_text(path: str, record: Record, summary: RecordSummary) -> str:
-    lines = [f"{path}: OK"]
+    lines = [tr("cli.record.ok", path=path)]
     for number, deal in enumerate(summary["deals"], start=1):
         spoiled = sum(1 for t in deal["tricks"] if t["winner"] is None)
         if deal["winner"] is None:
-            outcome = "nobody scores" if deal.get("complete", True) else "unfinished"
+            outcome = tr("cli.record.nobody_scores" if deal.get("complete", True)
+                         else "cli.record.unfinished")
         else:
-            kind = "mordienne, " if deal["mordienne"] else ""
-            outcome = (f"seat {deal['winner']} wins ({kind}{_team(deal['winner'])} "
-                       f"+{max(deal['points'])})")
-        lines.append(
-            f"  deal {number}: dealer {deal['dealer']}, tricks {deal['trick_counts']}, "
-            f"{spoiled} spoiled, {outcome}"
-        )
+            outcome = tr("cli.record.wins.mordienne" if deal["mordienne"]
+                         else "cli.record.wins", seat=deal["winner"],
+                         team=_team(deal["winner"]), points=max(deal["points"]))
+        lines.append(tr("cli.record.deal", n=number, dealer=deal["dealer"],
+                        tricks=deal["trick_counts"], spoiled=spoiled, outcome=outcome))
     pts = summary["points"]
     lines.append(f"  {fairness(record, summary)}")
-    lines.append(f"  match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict(summary)}")
+    lines.append(tr("cli.record.match", p0=pts[0], p1=pts[1], verdict=verdict(summary)))
     return "\n".join(lines)
 
 
@@ -104,8 +95,7 @@ def _verify(args: argparse.Namespace) -> int:
         else:
             print(_summary_text(path, record, summary))
         if summary["fair"] != "proven" and not args.allow_unproven:
-            print(f"{path}: unproven: the record has no fair-deal block, so nothing shows its "
-                  f"deals were not chosen (R8a); --allow-unproven accepts it", file=sys.stderr)
+            print(tr("cli.record.unproven.refused", path=path), file=sys.stderr)
             status = 1
     return status
 
@@ -117,35 +107,35 @@ def render_match(record: Record, summary: RecordSummary) -> str:
 
     def who(seat: int) -> str:
         name = names[seat] if seat < len(names) and isinstance(names[seat], str) else ""
-        return f"seat {seat}" + (f" ({name})" if name else "")
+        return tr("cli.record.who", seat=seat, name=name) if name else tr("cli.seat", seat=seat)
 
     for number, (deal, result) in enumerate(
         zip(record["deals"], summary["deals"], strict=True), start=1
     ):
-        out.append(f"Deal {number}, dealt by {who(result['dealer'])}")
+        out.append(tr("cli.record.show.deal", n=number, name=who(result["dealer"])))
         for t, (cards, trick) in enumerate(zip(deal["tricks"], result["tricks"], strict=True),
                                            start=1):
             leader = trick["leader"]
             plays = ", ".join(
-                f"{who((leader + i) % 4)} {c} {card_name(c)}" for i, c in enumerate(cards)
+                f"{who((leader + i) % 4)} {c} {card_words(c)}" for i, c in enumerate(cards)
             )
-            end = ("spoiled: the same seat leads again (R11)" if trick["winner"] is None
-                   else f"won by {who(trick['winner'])}")
-            out.append(f"  trick {t}, led by {who(leader)}: {plays} -> {end}")
+            end = (tr("cli.record.show.spoiled") if trick["winner"] is None
+                   else tr("cli.record.show.won_by", name=who(trick["winner"])))
+            out.append(tr("cli.record.show.trick", n=t, name=who(leader), plays=plays,
+                          end=end))
         if result["winner"] is None:
-            out.append("  Result: " + ("all tricks spoiled, nobody scores"
-                                       if result.get("complete", True) else "deal unfinished"))
+            out.append(tr("cli.record.show.all_spoiled" if result.get("complete", True)
+                          else "cli.record.show.unfinished"))
         else:
-            out.append(
-                f"  Result: {who(result['winner'])} wins the deal with "
-                + _tricks(result["trick_counts"][result["winner"]])
-                + (": MORDIENNE, " if result["mordienne"] else ", ")
-                + f"team {result['winner'] % 2} scores {max(result['points'])}"
-            )
+            winner = result["winner"]
+            out.append(tr("cli.record.show.result.mordienne" if result["mordienne"]
+                          else "cli.record.show.result", name=who(winner),
+                          tricks=tr("cli.tricks.n", n=result["trick_counts"][winner]),
+                          team=winner % 2, points=max(result["points"])))
     pts = summary["points"]
     proof = fairness(record, summary)
     out.append(proof[0].upper() + proof[1:] + ".")
-    out.append(f"Match: team 0 {pts[0]}, team 1 {pts[1]}: {verdict(summary)}")
+    out.append(tr("cli.record.show.match", p0=pts[0], p1=pts[1], verdict=verdict(summary)))
     return "\n".join(out)
 
 

@@ -164,9 +164,9 @@ def duration(seconds: float) -> str:
     """``1 second``, ``45 seconds``, ``2 minutes``, ``1 minute 30 seconds``."""
     s = max(0, round(seconds))
     if s < 60:
-        return plural(s, "second")
+        return tr("cli.seconds.n", n=s)
     minutes, rest = divmod(s, 60)
-    return plural(minutes, "minute") + (f" {plural(rest, 'second')}" if rest else "")
+    return tr("cli.minutes.n", n=minutes) + (f" {tr('cli.seconds.n', n=rest)}" if rest else "")
 
 
 def _name_is_shared(model: TableModel, seat: int) -> bool:
@@ -341,22 +341,21 @@ def seats_lines(model: TableModel) -> Text:
     out = Text()
     for i, s in enumerate(model.info.seats if model.info else []):
         if model.seat is not None:
-            out.append(f"  seat {i} ({team_label(model, team_of(i))}): ")
+            out.append(tr("cli.seats.team", seat=i, team=team_label(model, team_of(i))))
         else:
-            out.append(f"  seat {i} (partner of seat {partner_of(i)}): ")
+            out.append(tr("cli.seats.partner", seat=i, partner=partner_of(i)))
         if s.kind == "empty":
-            out.append("empty", style="dim")
+            out.append(tr("cli.lobby.empty"), style="dim")
         elif s.kind == "bot":
-            out.append("bot, level ")
-            out.append_text(safe(s.level or "?", 10))
+            out.append_text(tr_text("cli.seats.bot", level=safe(s.level or "?", 10)))
         else:
             out.append_text(safe(s.name or "?", 32))
             if s.bot:            # a client that says it is a program (1.5)
                 out.append(" [bot]", style="magenta")
             if i == model.seat:
-                out.append(" (you)", style="bold")
+                out.append(tr("cli.seats.you"), style="bold")
             if not s.connected:
-                out.append(" (disconnected)", style="dim")
+                out.append(tr("cli.seat.disconnected"), style="dim")
         out.append("\n")
     out.rstrip()
     return out
@@ -383,11 +382,12 @@ def _header(model: TableModel, v: TableView, compact: bool) -> Text:
         length=_length(v.options, tr("cli.length.to"), tr("cli.length.of")),
         name=_short(model, v.dealer) if compact else who(model, v.dealer)))
     if model.info is not None and model.info.options.hints:   # issue 28: marked
-        head.append(" · hints on, not rated", style="dim")
+        head.append(tr("cli.head.hints"), style="dim")
     elif model.info is not None and model.info.options.rated:  # issue 27
-        head.append(" · rated", style="bold magenta")
+        head.append(tr("cli.head.rated"), style="bold magenta")
     if model.spectator:
-        head.append(" · watching" if compact else " · you are watching", style="dim")
+        head.append(tr("cli.head.watching" if compact else "cli.head.watching.you"),
+                    style="dim")
     return head
 
 
@@ -411,14 +411,14 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     """
     v = model.view
     if v is None:
-        head = Text("Table ")
+        head = Text(tr("cli.table") + " ")
         head.append_text(safe(model.table, 64))
-        head.append(" · waiting for the start\n")
+        head.append(tr("cli.head.waiting") + "\n")
         return Group(head, seats_lines(model))
     parts: list[RenderableType] = [_header(model, v, compact)]
     seats_info = model.info.seats if model.info else []
     if compact:
-        tricks = Text("Tricks: ")
+        tricks = Text(tr("cli.tricks.compact"))
         for seat in range(4):
             if seat:
                 tricks.append(", ")
@@ -426,8 +426,8 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if seat == v.to_act:
                 tricks.append(" " + _to_act_mark(v), style="bold yellow")
         parts.append(tricks)
-        parts.append(Text(f"Points: {team_label(model, 0)} {v.points[0]} · "
-                          f"{team_label(model, 1)} {v.points[1]}"))
+        parts.append(Text(tr("cli.points.compact", team0=team_label(model, 0), p0=v.points[0],
+                             team1=team_label(model, 1), p1=v.points[1])))
     else:
         grid = Table(box=None, header_style="bold", pad_edge=False)
         for col in ("player", "team", "tricks", "cards"):
@@ -441,8 +441,8 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
             if info_seat.kind == "bot" or info_seat.bot:
                 name.append(" [bot]", style="magenta")
             if info_seat.kind == "human" and not info_seat.connected:
-                name.append(" (a bot plays for them)" if info_seat.level
-                            else " (disconnected)", style="dim")
+                name.append(tr("cli.seat.bot_plays" if info_seat.level
+                               else "cli.seat.disconnected"), style="dim")
             team = ((tr("cli.col.yours") if team_of(seat) == team_of(model.seat)
                      else tr("cli.col.theirs"))
                     if model.seat is not None
@@ -453,13 +453,14 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
                              team1=team_text(model, 1), p1=v.points[1]))
 
     if v.phase in (Phase.CHANTER_VOTE, Phase.CHANTER_DISCARD):
-        votes = Text("Chanter (R9) votes: ")
+        votes = Text(tr("cli.chanter.votes"))
         votes.append_text(Text(", ").join(
-            _short(model, s).append(" yes" if vote else " no")
-            for s, vote in enumerate(v.chanter_votes) if vote is not None) or Text("none yet"))
+            _short(model, s).append(" " + tr("cli.yes" if vote else "cli.no"))
+            for s, vote in enumerate(v.chanter_votes) if vote is not None)
+            or Text(tr("cli.chanter.none_yet")))
         parts.append(votes)
     if v.signals:
-        sig = Text("Signals received this deal: ")
+        sig = Text(tr("cli.signals.received"))
         sig.append_text(Text("; ").join(signal_text(model, s) for s in v.signals))
         parts.append(sig)
     if v.phase == Phase.PLAY:
@@ -590,12 +591,11 @@ def event_lines(model: TableModel, event: EventPayload,
         case TableChanged(table=info):
             out += _seat_changes(model, before, info)
         case PlayerDisconnected(seat=seat):
-            t = who(model, seat).append(" lost the connection")
             if model.status == "playing":
-                t.append(f": if they are not back within {duration(grace_of(model))}, a bot "
-                         "plays for them until they return.")
+                t = tr_text("cli.lost.grace", name=who(model, seat),
+                            duration=duration(grace_of(model)))
             else:
-                t.append(".")
+                t = tr_text("cli.lost", name=who(model, seat))
             t.stylize("dim")
             out.append(t)
         case PlayerConnected(seat=seat):
@@ -605,11 +605,10 @@ def event_lines(model: TableModel, event: EventPayload,
             if was.kind == "human" and not was.connected:
                 if seat == model.seat:
                     if _taken_over(was):
-                        out.append(Text("You are back: the bot gives your seat back.",
-                                        style="green"))
+                        out.append(Text(tr("cli.back.you"), style="green"))
                 else:
-                    t = who(model, seat).append(" is back")
-                    t.append(": the bot gives the seat back." if _taken_over(was) else ".")
+                    t = tr_text("cli.back.bot" if _taken_over(was) else "cli.back",
+                                name=who(model, seat))
                     t.stylize("green")
                     out.append(t)
         case PartnerDraw():
@@ -661,12 +660,9 @@ def event_lines(model: TableModel, event: EventPayload,
         case ChatHistory():
             n = len(model.chat)
             if n:
-                out.append(note(f"{n} earlier chat line{'s' if n != 1 else ''} at this table: "
-                                "`chat` shows them."))
+                out.append(note(tr("cli.chat.earlier", n=n)))
             if model.muted:
-                muting = "1 person" if len(model.muted) == 1 else f"{len(model.muted)} people"
-                out.append(note(f"You mute {muting} at this table (`unmute all` to see their "
-                                "chat again)."))
+                out.append(note(tr("cli.chat.muting", n=len(model.muted))))
         case SignalReceived(from_seat=sender):
             t = tr_text("cli.signal.from", style="magenta", signal=signal_text(model, event))
             if model.seat is not None and sender != partner_of(model.seat):
@@ -692,17 +688,17 @@ def rematch_text(model: TableModel, seat: int) -> Text:
     waiting = [s for s, si in enumerate(seats) if si.kind == "human" and s not in agreed]
     names = [_short(model, s) for s in waiting if s != model.seat]
     if seat == model.seat:
-        t = Text("You asked for a rematch")
+        t = Text(tr("cli.rematch.you"))
     elif model.seat is not None and model.seat not in agreed:
-        return who(model, seat).append(" wants a rematch: type `r` (or `rematch`) to play "
-                                       "again.", style="bold")
+        return tr_text("cli.rematch.asks", style="bold", name=who(model, seat))
     else:
-        t = _short(model, seat).append(" wants a rematch too")
+        t = tr_text("cli.rematch.too", name=_short(model, seat))
     if names:
-        t.append("; waiting for ").append_text(Text(", ").join(names[:-1]))
+        listed = Text(", ").join(names[:-1])
         if len(names) > 1:
-            t.append(" and ")
-        t.append_text(names[-1]).append(".")
+            listed.append(tr("fair.and"))
+        listed.append_text(names[-1])
+        t.append_text(tr_text("cli.rematch.waiting", names=listed))
     else:
         t.append(".")
     return t
@@ -720,11 +716,11 @@ def chat_line(model: TableModel, event: ChatMessage) -> Text:
     else:
         mine = seat is not None and seat == model.seat
     if mine:
-        t.append("you", style="bold")
+        t.append(tr("cli.you"), style="bold")
     else:
         t.append_text(safe(event.name or "?", 32))
         if seat is None:
-            t.append(" (watching)", style="dim")
+            t.append(tr("cli.chat.watching"), style="dim")
     t.append(": ")
     t.append_text(safe(event.text or "", protocol.MAX_CHAT_LEN))
     t.stylize("magenta", 7)
@@ -734,11 +730,9 @@ def chat_line(model: TableModel, event: ChatMessage) -> Text:
 def chat_history(model: TableModel, last: int = 20) -> RenderableType:
     """`chat` alone: the table's latest messages, apart from the game."""
     if not model.chat:
-        return note("No chat at this table yet. `say TEXT` (or `'TEXT`) says something: "
-                    "seated players' words reach everyone, spectators' only the "
-                    "spectators.")
-    return Group(Text(f"Chat at table {protocol.clean_text(model.table)} "
-                      f"(the last {min(last, len(model.chat))}):", style="bold"),
+        return note(tr("cli.chat.none"))
+    return Group(Text(tr("cli.chat.title", table=protocol.clean_text(model.table),
+                         n=min(last, len(model.chat))), style="bold"),
                  *(chat_line(model, e) for e in model.chat[-last:]))
 
 
@@ -748,19 +742,19 @@ def _partner_draw(model: TableModel, event: PartnerDraw) -> Text:
 
     def drawer(old: int) -> Text:
         if model.seat is not None and 0 <= old < len(seating) and seating[old] == model.seat:
-            return Text("you", style="bold")
+            return Text(tr("cli.you"), style="bold")
         name = model.seat_name(old)        # the lobby info still has the old seating
-        return safe(name, 32) if name else Text(f"seat {old}")
+        return safe(name, 32) if name else Text(tr("cli.seat", seat=old))
 
-    t = Text("Partner draw (R7): ")
+    t = Text(tr("cli.draw.title"))
     t.append_text(Text(", ").join(
         drawer(s).append(" ").append_text(card_text(c)) for s, c in event.cards))
     if model.seat is not None:
         partner_old = next((s for s in range(4) if s < len(seating)
                             and seating[s] == partner_of(model.seat)), None)
         if partner_old is not None:
-            t.append(". Your partner is ").append_text(drawer(partner_old))
-        t.append(f"; you now sit in seat {model.seat}.")
+            t.append_text(tr_text("cli.draw.partner", name=drawer(partner_old)))
+        t.append(tr("cli.draw.seat", seat=model.seat))
     return t
 
 
@@ -772,29 +766,25 @@ def _seat_changes(model: TableModel, before: TableInfo | None,
     for i, (a, b) in enumerate(zip(before.seats, after.seats, strict=False)):
         if not _taken_over(a) and _taken_over(b):
             # Issue 14, item 8: the grace period ran out.
-            name = safe(b.name or f"seat {i}", 32)
-            t = Text("A bot now plays for ", style="yellow")
+            name = safe(b.name or tr("cli.seat", seat=i), 32)
             if i == model.seat:
-                t = Text("A bot now plays for you until you come back.", style="yellow")
+                t = Text(tr("cli.takeover.you"), style="yellow")
             else:
-                t.append_text(name).append(" until they come back.")
+                t = tr_text("cli.takeover", style="yellow", name=name)
             out.append(t)
             continue
         if (a.kind, a.name) == (b.kind, b.name):
             continue
         if a.kind == "human" and b.kind == "bot" and before.status == "playing":
-            t = safe(a.name or f"seat {i}", 32)
-            t.append(" left the table; a ").append_text(safe(b.level or "", 10))
-            t.append(" bot plays for them.")
-            out.append(t)
+            out.append(tr_text("cli.left.bot", name=safe(a.name or tr("cli.seat", seat=i), 32),
+                               level=safe(b.level or "", 10)))
             continue
-        t = Text(f"Seat {i}: ")
         if b.kind == "empty":
-            t.append("now empty")
+            t = tr_text("cli.seat.now_empty", seat=i)
         elif b.kind == "bot":
-            t.append("a ").append_text(safe(b.level or "", 10)).append(" bot sits down")
+            t = tr_text("cli.seat.bot", seat=i, level=safe(b.level or "", 10))
         else:
-            t.append_text(safe(b.name or "?", 32)).append(" sits down")
+            t = tr_text("cli.seat.sits", seat=i, name=safe(b.name or "?", 32))
         out.append(t)
     return out + _status_change(before, after)
 
@@ -803,9 +793,9 @@ def _status_change(before: TableInfo, after: TableInfo) -> list[RenderableType]:
     if before.status == after.status:
         return []
     if after.status == "finished":
-        return [Text("The table is finished.", style="dim")]
+        return [Text(tr("cli.table.finished"), style="dim")]
     if after.status == "abandoned":
-        return [Text("The table was abandoned.", style="dim")]
+        return [Text(tr("cli.table.abandoned"), style="dim")]
     return []
 
 

@@ -5,7 +5,7 @@ and Prometheus sums them across the targets it scrapes (docs/OPERATIONS.md). Not
 is module-global: each hub has its own :class:`Metrics` and its own registry, so two hubs
 in one test process never mix their counts.
 
-Cheap by construction (bench/load.py's CPU per command is unchanged, BENCHMARKS.md):
+Cheap by construction (about 1 µs per command timed alone; BENCHMARKS.md, issue 30):
 
 - what the server already counts (connections, sessions, tables by status and phase,
   tasks, bot timeouts, resumes, admission refusals) is read **when scraped**, by

@@ -213,3 +213,92 @@ def test_the_help_pages_english_is_the_codes_and_french_is_there(french: None) -
         assert render.help_text(name) != page, name
     assert render.help_text("main").startswith("Salon\n  tables [all]")
     assert "replay [PARTIE]" in render.help_text("main")
+
+
+def test_the_tables_notes_in_french(french: None) -> None:
+    """Issue 31: the rematch, seat-change, chat, partner draw (R7) and grace-period notes
+    come from the catalogues too."""
+    from protocol import (
+        ChatHistory,
+        ChatMessage,
+        PartnerDraw,
+        PlayerDisconnected,
+        RematchAccepted,
+        SeatInfo,
+        TableChanged,
+    )
+
+    model = model_at(0, status="finished")
+    model.info = msgspec.structs.replace(model.info, rematch=[1])
+    asks = text(*render.event_lines(model, RematchAccepted(seat=1)))
+    assert asks == "Bo : revanche demandée ; tapez `r` (ou `rematch`) pour rejouer.\n", asks
+    model.info = msgspec.structs.replace(model.info, rematch=[1, 0])
+    mine = text(*render.event_lines(model, RematchAccepted(seat=0)))
+    assert mine == "Vous avez demandé une revanche ; on attend Cy et Di.\n", mine
+
+    playing = model_at(0)
+    gone = text(*render.event_lines(playing, PlayerDisconnected(seat=1)))
+    assert gone.startswith("Bo : connexion perdue ; sans retour d'ici 1 minute 30 secondes, "
+                           "un robot joue à sa place"), gone
+    before = playing.info
+    after = msgspec.structs.replace(before, seats=[
+        *before.seats[:3], SeatInfo(kind="bot", name="expert bot", level="expert")])
+    changed = text(*render.event_lines(playing, TableChanged(table=after), before))
+    assert "Di a quitté la table ; un robot expert joue à sa place." in changed, changed
+
+    drawn = model_at(0, status="waiting")
+    draw = PartnerDraw(cards=[(0, "Re"), (1, "3o"), (2, "9b"), (3, "1c")],
+                       seating=[0, 2, 1, 3], dealer=1)
+    drawn.apply(draw)
+    words = text(*render.event_lines(drawn, draw))
+    assert words.startswith("Tirage des partenaires (R7) : vous Re"), words
+    assert "Votre partenaire : Bo ; vous êtes maintenant à la place 0." in words
+
+    history = ChatHistory(sender="5" * 16, lines=[
+        ChatMessage(from_seat=2, name="Cy", text="salut", sender="d" * 16)], muted=["e" * 16])
+    chatty = model_at(0)
+    chatty.apply(history)
+    said = text(*render.event_lines(chatty, history), render.chat_history(chatty))
+    assert "1 message plus ancien à cette table : `chat` le montre." in said, said
+    assert "Vous masquez 1 personne à cette table" in said
+    assert "Discussion de la table t1 (les 1 derniers messages) :" in said
+    from protocol import DealsCommitted
+
+    committed = DealsCommitted(match=2, commitment="c" * 64, contributions=[None] * 4)
+    chatty.apply(committed)
+    fair = text(*render.event_lines(chatty, committed))
+    assert fair.startswith(f"Partie 2 à cette table : les donnes sont engagées (R8a) sur "
+                           f"{'c' * 64} ; aucun joueur"), fair
+    waiting = text(render.game_screen(model_at(1, status="waiting")))
+    assert "· en attente du début" in waiting, waiting
+    assert "  place 1 (votre équipe) : Bo (vous)" in waiting
+    assert "  place 2 (leur équipe) : Cy" in waiting
+    for english in ("rematch too", "lost the connection", "Partner draw", "earlier chat",
+                    "You mute", "Chat at table", "left the table", "Match 2", "waiting for",
+                    "seat 1", "(you)"):
+        assert english not in asks + mine + gone + changed + words + said + fair + waiting
+
+
+def test_aluette_record_verify_and_show_in_french(tmp_path: Path) -> None:
+    """`aluette-record verify` and `show` (R17, R8a) speak the chosen language."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(record_of(deals=1)), encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+    def run(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "client_cli.record_cli", *args],
+                              capture_output=True, text=True, timeout=60, check=False, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    verified = run("--lang", "fr", "verify", str(path))
+    assert verified.startswith(f"{path} : OK\n  donne 1 : donneur "), verified
+    assert "donnes prouvées équitables : elles découlent de la graine révélée" in verified
+    assert "  partie : équipe 0 " in verified and "gagne" in verified
+    for english in ("deal 1:", "dealer", "spoiled", "proven fair", "match:", "wins"):
+        assert english not in verified, english
+    shown = run("--lang", "fr", "show", str(path))
+    assert shown.startswith("Donne 1, donnée par place ") and "  levée 1, entamée par" in shown
+    assert "Partie : équipe 0 " in shown and "Deal 1" not in shown and " of " not in shown
+    english = run("verify", str(path))
+    assert "  deal 1: dealer " in english and "deals proven fair" in english

@@ -29,6 +29,7 @@ def test_three_processes_restarted_in_turn_lose_no_acknowledged_move(tmp_path: P
         capture_output=True, text=True, timeout=400, cwd=tmp_path, check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["not_started"] == [], result
     assert [r["exit_code"] for r in result["restarts"]] == [0, 0, 0], result
     assert all(r["tables_playing"] == tables for r in result["restarts"]), result
     assert result["drops"] >= tables, result          # each restart dropped its clients
