@@ -205,9 +205,7 @@ class Cluster:
             try:
                 for tid in list(self._watch):
                     await self._sub(pubsub, tid)
-                    table = tables.get(tid)
-                    if table is not None:
-                        table.hear(None)      # catch up whatever was missed
+                    self._catch_up(tables, tid)      # whatever was missed
                 self._changed.set()
                 while not self.closed:
                     if self._changed.is_set():
@@ -219,9 +217,7 @@ class Cluster:
                             # What the others published before this subscription took
                             # effect was never heard here (a table made here that players
                             # on another process joined at once): read it from the log.
-                            table = tables.get(tid)
-                            if table is not None:
-                                table.hear(None)
+                            self._catch_up(tables, tid)
                         for tid in self._subscribed - self._watch:
                             await pubsub.sunsubscribe(self.store.keys.events(tid))
                             self._subscribed.discard(tid)
@@ -238,9 +234,7 @@ class Cluster:
                         continue        # our own commit, already delivered here
                     channel = msg["channel"].decode()
                     tid = channel.split("{t:", 1)[1].split("}", 1)[0]
-                    table = tables.get(tid)
-                    if table is not None:
-                        table.hear(msg["data"])
+                    self._deliver(tables, tid, msg["data"])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -249,6 +243,21 @@ class Cluster:
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    @staticmethod
+    def _deliver(tables: Directory, table_id: str, message: bytes) -> None:
+        """Hand a table another process's commit (no reference kept by the bus's loop)."""
+        table = tables.get(table_id)
+        if table is not None:
+            table.hear(message)
+
+    @staticmethod
+    def _catch_up(tables: Directory, table_id: str) -> None:
+        """Have a table read what it missed from its log. A method of its own so that the
+        bus's loop keeps no reference to the table (a swept table must be freed)."""
+        table = tables.get(table_id)
+        if table is not None:
+            table.hear(None)
 
     async def _sub(self, pubsub: Any, table_id: str) -> None:
         await pubsub.ssubscribe(self.store.keys.events(table_id))
