@@ -418,6 +418,7 @@ def start_server(url: str, prefix: str, port: int, log: Path, retention: float
     proc = subprocess.Popen(
         [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url", url,
          "--key-prefix", prefix, *SERVER_FLAGS, "--record-ttl", keep, "--session-ttl", keep,
+         "--history-ttl", keep,
          "--table-key-ttl", str(2 * int(retention))],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"),  # noqa: SIM115
         text=True)

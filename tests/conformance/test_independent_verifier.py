@@ -118,7 +118,10 @@ def test_r8a_vector_risky_signals_r16(signal: dict[str, Any]) -> None:
 @contextlib.asynccontextmanager
 async def serve(redis_url: str, key_prefix: str) -> AsyncIterator[str]:
     """A real server on 127.0.0.1 (the test Redis); yields its websocket URL."""
-    async with running(server_settings(redis_url, key_prefix)) as srv:
+    # Four clients play as fast as their turns come: the command rate limit (a separate
+    # concern, tests/server) is lifted so a busy machine cannot turn a play away.
+    async with running(server_settings(redis_url, key_prefix, rate_per_second=1000,
+                                       rate_burst=1000)) as srv:
         yield f"ws://127.0.0.1:{srv.port}"
 
 
