@@ -140,10 +140,17 @@ class Peer:
 
     async def call(self, kind: str, **fields: Any) -> dict[str, Any]:
         cid = next(self.ids)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.waiting[cid] = fut
-        await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
-        reply = await asyncio.wait_for(fut, 60)
+        for attempt in range(4):
+            fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            self.waiting[cid] = fut
+            await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
+            reply = await asyncio.wait_for(fut, 60)
+            # docs/PROTOCOL.md: `conflict` means nothing was applied (the table kept
+            # changing under two processes); a client sends it again with the same id.
+            if reply["type"] == "error" and reply["code"] == "conflict" and attempt < 3:
+                await asyncio.sleep(0.05 * (attempt + 1))
+                continue
+            break
         if reply["type"] == "error":
             raise Failed(reply["code"])
         return reply.get("result", reply)  # type: ignore[no-any-return]
