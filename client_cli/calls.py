@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 import protocol
+from protocol.session import Send
 
 from .link import ConnectionFailed, Link
 from .sessions import ID_BLOCK
@@ -54,12 +55,29 @@ class Calls(Link):
             self._remember()
         try:
             await self._carry_out(outputs)
-            reply = await asyncio.wait_for(future, self.reply_timeout)
+            reply = await self._reply(cid, future)
         finally:
             self._futures.pop(cid, None)
         if reply is None:
             raise ConnectionFailed("connection lost before the reply")
         return reply
+
+    async def _reply(self, cid: int, future: asyncio.Future[Any]) -> Any:
+        """The reply to command ``cid``. No reply within ``reply_timeout``: a command the
+        session would resend after a reconnect is sent again now, with the same id, up to
+        ``reply_retries`` times (docs/PROTOCOL.md: a repeated id gets the first reply and
+        is never applied twice; one still queued behind the table's work is answered when
+        its turn comes); then ``TimeoutError``."""
+        for attempt in range(self.reply_retries + 1):
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), self.reply_timeout)
+            except TimeoutError:
+                pending = self.session.pending.get(cid)
+                if attempt == self.reply_retries or pending is None or not pending.resend:
+                    raise
+                if self.online:        # offline: the reconnect resends it by itself
+                    await self._carry_out([Send(pending.frame)])
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def call(self, cls: type[msgspec.Struct], *, resend: bool | None = None,
                    **fields: Any) -> dict[str, Any]:

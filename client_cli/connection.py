@@ -43,6 +43,7 @@ class Connection(Tables):
                  on_event: EventCallback | None = None,
                  on_status: StatusCallback | None = None,
                  reply_timeout: float = 30.0,
+                 reply_retries: int = 0,
                  sessions: SessionFile | None = None,
                  bot: bool = False) -> None:
         self.url = url
@@ -50,6 +51,9 @@ class Connection(Tables):
         self.on_event = on_event or (lambda *a: None)
         self.on_status = on_status or (lambda kind, text: None)
         self.reply_timeout = reply_timeout
+        #: Times an unanswered command is sent again (same id) after ``reply_timeout``
+        #: before the call gives up with TimeoutError (client_cli.calls).
+        self.reply_retries = reply_retries
         self.tables: dict[str, TableModel] = {}
         # With a session file, the session (token and command ids) survives a restart.
         self.sessions = sessions

@@ -48,6 +48,7 @@ class Link:
     on_event: EventCallback
     on_status: StatusCallback
     reply_timeout: float
+    reply_retries: int
     tables: dict[str, TableModel]
     #: With a session file, the session (token and command ids) survives a restart.
     sessions: SessionFile | None

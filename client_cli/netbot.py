@@ -30,6 +30,11 @@ from . import render
 from .connection import Connection, ConnectionFailed, ServerError
 from .model import TableModel, new_contribution
 
+#: A bot is patient: a command unanswered for the connection's ``reply_timeout`` (30 s) is
+#: sent again with its id (docs/PROTOCOL.md: answered once, never applied twice) this many
+#: times before the bot gives up (a busy server answers late; it still answers).
+REPLY_RETRIES = 10
+
 
 class NetBot:
     def __init__(self, url: str, level: str, name: str, console: Console, *,
@@ -50,7 +55,7 @@ class NetBot:
         # Honest about being a program (hello {bot: true}, protocol 1.5): its seat is shown
         # as a bot to everyone, like the server's own.
         self.conn = Connection(url, name, on_event=self._on_event, on_status=self._on_status,
-                               bot=True)
+                               bot=True, reply_retries=REPLY_RETRIES)
         self._acted: tuple[Any, ...] | None = None
 
     def _say(self, item: Any) -> None:

@@ -135,3 +135,45 @@ async def test_a_discard_made_for_us_is_read_from_a_fresh_snapshot(
         finally:
             for conn in conns:
                 await conn.close()
+
+
+async def test_a_slow_reply_is_asked_again_with_the_same_id(
+        redis_url: str, key_prefix: str, redis_client: Any) -> None:
+    """docs/PROTOCOL.md: a command resent with an id already answered gets the first reply
+    and is not applied twice. A reply slower than ``reply_timeout`` (the table busy: here
+    its lock held) is asked again with the same id, ``reply_retries`` times, instead of
+    the call failing with TimeoutError (the network bots of bench/rolling.py stopped on one
+    at 100 tables); the card is played once."""
+    changed = asyncio.Event()
+    played: list[tuple[int, str]] = []
+
+    def on_event(model: TableModel, seq: int, event: Any, before: Any) -> None:
+        if isinstance(event, protocol.CardPlayed):
+            played.append((event.seat, event.card))
+        changed.set()
+
+    async with running(settings(redis_url, key_prefix)) as srv:
+        conn = Connection(f"ws://127.0.0.1:{srv.port}", "Ana", on_event=on_event,
+                          reply_timeout=0.2, reply_retries=20)
+        try:
+            await conn.start()
+            table = (await conn.call(protocol.CreateTable, options=protocol.options_from_dict(
+                {"deals": 1, "bot_delay_ms": 0, "first_dealer": 3})))["table"]
+            for seat in (1, 2, 3):
+                await conn.call(protocol.AddBot, table=table, seat=seat, level="random")
+            await conn.call(protocol.Start, table=table)
+            model = conn.tables[table]
+            await wait_for(lambda: model.my_turn, changed)
+            assert model.view is not None
+            card = model.view.hand[0]
+            live = srv.hub.tables[table]
+            async with live.lock:              # the table is busy for five reply timeouts
+                play = asyncio.create_task(conn.call(protocol.Play, table=table, card=card))
+                await asyncio.sleep(5 * conn.reply_timeout)
+                assert not play.done(), play   # not given up: asked again, same id
+            async with asyncio.timeout(10):
+                assert await play == {"table": table}
+            await wait_for(lambda: any(s == 0 for s, _ in played), changed)
+            assert [c for s, c in played if s == 0] == [card]   # applied exactly once
+        finally:
+            await conn.close()
