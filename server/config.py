@@ -97,6 +97,9 @@ class Settings:
     ping_timeout_s: float = 20.0
     #: Seconds between sweeps for finished or abandoned tables.
     sweep_interval_s: float = 60.0
+    #: Seconds between returns of the C heap's free pages to the system, after a sweep
+    #: (glibc ``malloc_trim``: server/memory.py; 0: never).
+    malloc_trim_s: float = 60.0
     #: Admission control: while the event loop's recent lag averages more than this many
     #: ms, new tables and new sessions are refused with ``server_busy`` (0: never).
     busy_lag_ms: float = 250.0
@@ -184,6 +187,7 @@ ENV = {
     "ping_interval_s": "ALUETTE_PING_INTERVAL",
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
+    "malloc_trim_s": "ALUETTE_MALLOC_TRIM",
     "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
     "replay_per_address": "ALUETTE_REPLAY_PER_ADDRESS",
     "replay_per_process": "ALUETTE_REPLAY_PER_PROCESS",
@@ -252,6 +256,8 @@ HELP = {
     "ping_interval_s": "websocket keepalive ping interval, seconds",
     "ping_timeout_s": "websocket keepalive timeout, seconds",
     "sweep_interval_s": "seconds between clean-up sweeps",
+    "malloc_trim_s": "seconds between returns of the C heap's free pages to the system, "
+                     "after a sweep (glibc malloc_trim; 0: never)",
     "busy_lag_ms": "refuse new tables and sessions (server_busy) while the event loop's "
                    "recent lag averages more than this many ms (0: never)",
     "replay_per_address": "events resumes may replay to one address per second (twice that "
@@ -289,7 +295,8 @@ HELP = {
 #: period of 0 or a key lifetime of 0 (Redis deletes such a key at once) would break the
 #: server quietly instead of refusing to start.
 MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
-                         "bot_think_s", "busy_lag_ms", "hash_queue", "resumes_per_address"})
+                         "bot_think_s", "busy_lag_ms", "hash_queue", "resumes_per_address",
+                         "malloc_trim_s"})
 
 
 def flag_of(name: str) -> str:

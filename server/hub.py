@@ -23,6 +23,7 @@ from .cluster import Cluster, ClusterStatus
 from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag, ReplayBudget, ReplayStatus
+from .memory import Trimmer
 from .metrics import Metrics
 from .players import Players
 from .players.queue import PlayNow
@@ -100,6 +101,8 @@ class Hub:
         self.count = ConnectionCount()
         #: ``/metrics`` (server/metrics.py): the parts report to it through plain hooks.
         self.metrics = Metrics()
+        #: The C heap's free pages go back to the system after a sweep (server/memory.py).
+        self.trimmer = Trimmer(settings.malloc_trim_s)
         self.lag.observe = self.metrics.observe_lag
         self.bots.observe = self.metrics.observe_bot
         store.observe = self.metrics.observe_store
@@ -147,6 +150,7 @@ class Hub:
                 await self.lobby.sweep()
             except Exception:
                 log.exception("sweep failed; trying again at the next interval")
+            self.trimmer.maybe(time.monotonic())
 
     async def _revocations_forever(self) -> None:
         """Sessions ended on another process close their connections here too (issue 27)."""

@@ -45,6 +45,7 @@ from prometheus_client.utils import floatToGoString
 from .botrunner import BotRunner
 from .lobby import Lobby
 from .looplag import LoopLag
+from .memory import Trimmer
 from .sessions import Sessions
 from .supervisor import Supervisor
 from .wire import ConnectionCount
@@ -71,6 +72,7 @@ class Observed(Protocol):
     supervisor: Supervisor
     lag: LoopLag
     bots: BotRunner
+    trimmer: Trimmer
     started_at: float
 
 
@@ -251,6 +253,10 @@ class HubCollector(Collector):
         yield resumes
         yield _counter("aluette_resume_replayed_events", "Events sent again by resumes.",
                        wire.replayed_events)
+        yield _counter("aluette_heap_trims", "Returns of the C heap's free pages to the "
+                       "system (--malloc-trim).", hub.trimmer.trims)
+        yield _counter("aluette_heap_trimmed_bytes", "Resident bytes those returns gave back.",
+                       hub.trimmer.released)
         yield _gauge("aluette_uptime_seconds", "Seconds since this process started.",
                      time.time() - hub.started_at)
 
