@@ -123,6 +123,11 @@ class Registry:
         existing = self.tables.get(state.id)
         if existing is not None:
             return existing
+        if self.supervisor.closed:
+            # The process is stopping (SIGTERM) and a command passed its checks before
+            # (a resume waiting its turn): another process will hold the table.
+            raise ServiceError(ErrorCode.SHUTTING_DOWN, "the server is restarting; nothing "
+                               "was applied: reconnect, resume and send it again")
         table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
                       membership=self.cluster, match=match, clock=self.clock)
         table.on_finish = self.on_finish
