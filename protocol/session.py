@@ -710,7 +710,10 @@ class ClientSession:
                 stream.seat = seat if isinstance(seat, int) else None
                 stream.expect_head = bool(result.get("snapshot"))
         elif isinstance(msg, Error) and pending.type == Resume.__struct_config__.tag:
-            if pending.table is not None and msg.code != ErrorCode.STORAGE_UNAVAILABLE:
+            # Not applied, try again (storage down, or this process stopping: the resume
+            # goes to another after the reconnect); any other refusal loses the table.
+            if pending.table is not None and msg.code not in (ErrorCode.STORAGE_UNAVAILABLE,
+                                                              ErrorCode.SHUTTING_DOWN):
                 self.tables.pop(pending.table, None)
                 out.append(TableLost(pending.table, msg.code))
             elif pending.table in self.tables:

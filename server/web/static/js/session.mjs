@@ -307,7 +307,10 @@ export class ClientSession {
         s.expectHead = Boolean(result.snapshot);
       }
     } else if (msg.type === "error" && pending.type === "resume") {
-      if (pending.table !== null && msg.code !== "storage_unavailable") {
+      // Not applied, try again (storage down, or this process stopping: the resume goes
+      // to another after the reconnect); any other refusal loses the table.
+      if (pending.table !== null && msg.code !== "storage_unavailable"
+          && msg.code !== "shutting_down") {
         this.tables.delete(pending.table);
         out.push({ kind: "table_lost", table: pending.table, code: msg.code });
       } else if (this.tables.has(pending.table)) {
