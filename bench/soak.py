@@ -32,6 +32,13 @@ the highest of the middle third, or 200 keys above it; ``--retention`` sets how 
 records and sessions are kept); every table gone from both processes within 30 s of the
 end; and no error but those the run provokes (a turn that timed out is an error: every
 seat is a bot's or has no grace period, so none should).
+
+``--untrimmed N`` runs the first N processes with ``--malloc-trim 0`` (no return of the C
+heap's free pages: server/memory.py), so one run compares them with the others. ``--probe``
+runs the processes under ``bench/memprobe.py``: at each sample they also write their
+allocators' figures (bytes in use and kept free, in glibc's heap and in pymalloc), and the
+verdict adds their growth (``allocators``): bytes in use flat while RSS grows is
+fragmentation; bytes in use growing is a leak.
 """
 
 from __future__ import annotations
@@ -183,6 +190,9 @@ class Soak:
         self.n = itertools.count()
         self.seconds: Counter[str] = Counter()
         self.stage = ""
+        self.untrimmed = 0
+        self.pids: list[int] = []                  # probed processes (--probe)
+        self.probes: list[Path] = []
 
     async def lifecycle(self) -> None:
         i = next(self.n)
@@ -326,6 +336,21 @@ def per_thousand(samples: list[dict[str, Any]], pick: Any) -> float:
     return round(1000 * slope, 3)
 
 
+#: The allocator figures the verdict follows (bench/memprobe.py).
+PROBED = ("rss_mib", "in_use_mib", "free_mib", "heap_mib", "pymalloc_in_use_mib",
+          "pymalloc_arenas", "gc_objects")
+
+
+def probes(paths: list[Path], warmup: float) -> list[list[dict[str, Any]]]:
+    """Each probed process's figures while lifecycles ran, past the warm-up."""
+    out = []
+    for path in paths:
+        lines = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+        lines = lines[:-1]                         # the last was taken after the run
+        out.append(lines[int(warmup * len(lines)):])
+    return out
+
+
 def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
             drained: list[dict[str, Any]], warmup: float) -> dict[str, Any]:
     """RSS and tasks from ``warmup`` of the run to its end (while lifecycles ran), the
@@ -364,14 +389,22 @@ def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
             "per_1000_lifecycles": slopes,
             "store_keys": {"middle_max": max(middle), "end": late_keys,
                            "bounded": keys_bounded},
+            "untrimmed": soak.untrimmed,
+            "allocators": [{k: growth(probe, lambda s, k=k: s[k])
+                            for k in PROBED if probe and k in probe[0]}
+                           for probe in probes(soak.probes, warmup)],
             "after_the_run": left, "all_tables_gone": clean,
             "errors": dict(soak.errors), "unexpected_errors": other_errors,
             "samples": len(samples)}
 
 
 async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Redis,
-                   prefix: str) -> dict[str, Any]:
+                   prefix: str, servers: list[subprocess.Popen[str]],
+                   probe_files: list[Path]) -> dict[str, Any]:
     soak = Soak(urls)
+    soak.untrimmed = args.untrimmed
+    soak.probes = probe_files
+    soak.pids = [p.pid for p in servers] if probe_files else []
     samples: list[dict[str, Any]] = []
     started = time.monotonic()
     stop = asyncio.Event()
@@ -386,6 +419,8 @@ async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Re
             await soak.lifecycle()
 
     async def sample() -> None:
+        for pid in soak.pids:                      # bench/memprobe.py writes a line
+            os.kill(pid, signal.SIGUSR1)
         figures = [await scrape(u) for u in urls]
         line = {"t": round(time.monotonic() - started, 1), "lifecycles": soak.done,
                 "active": not finished(),
@@ -418,15 +453,17 @@ async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Re
     return verdict(samples, soak, seconds, drained, args.warmup)
 
 
-def start_server(url: str, prefix: str, port: int, log: Path, retention: float
-                 ) -> subprocess.Popen[str]:
+def start_server(url: str, prefix: str, port: int, log: Path, retention: float,
+                 extra: list[str], probe: Path | None) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     keep = str(int(retention))
+    run = ([str(ROOT / "bench" / "memprobe.py"), str(probe)] if probe is not None
+           else ["-m", "server.app"])
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url", url,
+        [sys.executable, *run, "--port", str(port), "--redis-url", url,
          "--key-prefix", prefix, *SERVER_FLAGS, "--record-ttl", keep, "--session-ttl", keep,
          "--history-ttl", keep,
-         "--table-key-ttl", str(2 * int(retention))],
+         "--table-key-ttl", str(2 * int(retention)), *extra],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=open(log, "w"),  # noqa: SIM115
         text=True)
     assert proc.stdout is not None
@@ -451,6 +488,10 @@ def main() -> None:
                         "off after about this long)")
     parser.add_argument("--warmup", type=float, default=0.1,
                         help="share of the run left out of the growth figures")
+    parser.add_argument("--untrimmed", type=int, default=0,
+                        help="run the first N processes with --malloc-trim 0 (to compare)")
+    parser.add_argument("--probe", action="store_true",
+                        help="the processes report their allocators (bench/memprobe.py)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="aluette-soak-"))
     valkey = None
@@ -466,15 +507,19 @@ def main() -> None:
     servers: list[subprocess.Popen[str]] = []
     try:
         ports = [free_port(), free_port()]
+        probe_files = [tmp / f"probe{i}.jsonl" for i in range(len(ports))] if args.probe \
+            else []
         for i, port in enumerate(ports):
+            extra = ["--malloc-trim", "0"] if i < args.untrimmed else []
             servers.append(start_server(url, prefix, port, tmp / f"server{i}.log",
-                                        args.retention))
+                                        args.retention, extra,
+                                        probe_files[i] if probe_files else None))
         urls = [f"ws://127.0.0.1:{p}" for p in ports]
 
         async def go() -> dict[str, Any]:
             store = aioredis.from_url(url)
             try:
-                return await soak_run(args, urls, store, prefix)
+                return await soak_run(args, urls, store, prefix, servers, probe_files)
             finally:
                 await store.aclose()
 
