@@ -33,8 +33,9 @@ records and sessions are kept); every table gone from both processes within 30 s
 end; and no error but those the run provokes (a turn that timed out is an error: every
 seat is a bot's or has no grace period, so none should).
 
-``--untrimmed N`` runs the first N processes with ``--malloc-trim 0`` (no return of the C
-heap's free pages: server/memory.py), so one run compares them with the others. ``--probe``
+``--plain N`` runs the first N processes with ``--full-gc 0 --malloc-trim 0`` (no full
+collection nor return of the C heap's free pages after a sweep: server/memory.py), so one
+run compares them with the others. ``--probe``
 runs the processes under ``bench/memprobe.py``: at each sample they also write their
 allocators' figures (bytes in use and kept free, in glibc's heap and in pymalloc), and the
 verdict adds their growth (``allocators``): bytes in use flat while RSS grows is
@@ -190,7 +191,7 @@ class Soak:
         self.n = itertools.count()
         self.seconds: Counter[str] = Counter()
         self.stage = ""
-        self.untrimmed = 0
+        self.plain = 0
         self.pids: list[int] = []                  # probed processes (--probe)
         self.probes: list[Path] = []
 
@@ -389,7 +390,7 @@ def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
             "per_1000_lifecycles": slopes,
             "store_keys": {"middle_max": max(middle), "end": late_keys,
                            "bounded": keys_bounded},
-            "untrimmed": soak.untrimmed,
+            "plain": soak.plain,
             "allocators": [{k: growth(probe, lambda s, k=k: s[k])
                             for k in PROBED if probe and k in probe[0]}
                            for probe in probes(soak.probes, warmup)],
@@ -402,7 +403,7 @@ async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Re
                    prefix: str, servers: list[subprocess.Popen[str]],
                    probe_files: list[Path]) -> dict[str, Any]:
     soak = Soak(urls)
-    soak.untrimmed = args.untrimmed
+    soak.plain = args.plain
     soak.probes = probe_files
     soak.pids = [p.pid for p in servers] if probe_files else []
     samples: list[dict[str, Any]] = []
@@ -488,8 +489,9 @@ def main() -> None:
                         "off after about this long)")
     parser.add_argument("--warmup", type=float, default=0.1,
                         help="share of the run left out of the growth figures")
-    parser.add_argument("--untrimmed", type=int, default=0,
-                        help="run the first N processes with --malloc-trim 0 (to compare)")
+    parser.add_argument("--plain", type=int, default=0,
+                        help="run the first N processes with --full-gc 0 --malloc-trim 0 "
+                        "(to compare)")
     parser.add_argument("--probe", action="store_true",
                         help="the processes report their allocators (bench/memprobe.py)")
     args = parser.parse_args()
@@ -510,7 +512,7 @@ def main() -> None:
         probe_files = [tmp / f"probe{i}.jsonl" for i in range(len(ports))] if args.probe \
             else []
         for i, port in enumerate(ports):
-            extra = ["--malloc-trim", "0"] if i < args.untrimmed else []
+            extra = ["--full-gc", "0", "--malloc-trim", "0"] if i < args.plain else []
             servers.append(start_server(url, prefix, port, tmp / f"server{i}.log",
                                         args.retention, extra,
                                         probe_files[i] if probe_files else None))

@@ -97,8 +97,10 @@ class Settings:
     ping_timeout_s: float = 20.0
     #: Seconds between sweeps for finished or abandoned tables.
     sweep_interval_s: float = 60.0
-    #: Seconds between returns of the C heap's free pages to the system, after a sweep
-    #: (glibc ``malloc_trim``: server/memory.py; 0: never).
+    #: After a sweep (server/memory.py): seconds between full garbage collections (what
+    #: was swept sits in reference cycles), and between returns of the C heap's free
+    #: pages to the system (glibc ``malloc_trim``); 0: never.
+    full_gc_s: float = 60.0
     malloc_trim_s: float = 60.0
     #: Admission control: while the event loop's recent lag averages more than this many
     #: ms, new tables and new sessions are refused with ``server_busy`` (0: never).
@@ -187,6 +189,7 @@ ENV = {
     "ping_interval_s": "ALUETTE_PING_INTERVAL",
     "ping_timeout_s": "ALUETTE_PING_TIMEOUT",
     "sweep_interval_s": "ALUETTE_SWEEP_INTERVAL",
+    "full_gc_s": "ALUETTE_FULL_GC",
     "malloc_trim_s": "ALUETTE_MALLOC_TRIM",
     "busy_lag_ms": "ALUETTE_BUSY_LAG_MS",
     "replay_per_address": "ALUETTE_REPLAY_PER_ADDRESS",
@@ -256,6 +259,8 @@ HELP = {
     "ping_interval_s": "websocket keepalive ping interval, seconds",
     "ping_timeout_s": "websocket keepalive timeout, seconds",
     "sweep_interval_s": "seconds between clean-up sweeps",
+    "full_gc_s": "seconds between full garbage collections, after a sweep (swept tables "
+                 "and closed connections sit in reference cycles; 0: never)",
     "malloc_trim_s": "seconds between returns of the C heap's free pages to the system, "
                      "after a sweep (glibc malloc_trim; 0: never)",
     "busy_lag_ms": "refuse new tables and sessions (server_busy) while the event loop's "
@@ -296,7 +301,7 @@ HELP = {
 #: server quietly instead of refusing to start.
 MAY_BE_ZERO = frozenset({"port", "max_spectators", "token_grace_s", "bot_workers",
                          "bot_think_s", "busy_lag_ms", "hash_queue", "resumes_per_address",
-                         "malloc_trim_s"})
+                         "full_gc_s", "malloc_trim_s"})
 
 
 def flag_of(name: str) -> str:

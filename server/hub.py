@@ -23,7 +23,7 @@ from .cluster import Cluster, ClusterStatus
 from .config import Settings
 from .lobby import Lobby
 from .looplag import LoopLag, ReplayBudget, ReplayStatus
-from .memory import Trimmer
+from .memory import HeapKeeper
 from .metrics import Metrics
 from .players import Players
 from .players.queue import PlayNow
@@ -101,8 +101,9 @@ class Hub:
         self.count = ConnectionCount()
         #: ``/metrics`` (server/metrics.py): the parts report to it through plain hooks.
         self.metrics = Metrics()
-        #: The C heap's free pages go back to the system after a sweep (server/memory.py).
-        self.trimmer = Trimmer(settings.malloc_trim_s)
+        #: After a sweep, what it swept is collected and the C heap's free pages go back
+        #: to the system (server/memory.py).
+        self.heap = HeapKeeper(settings.full_gc_s, settings.malloc_trim_s)
         self.lag.observe = self.metrics.observe_lag
         self.bots.observe = self.metrics.observe_bot
         store.observe = self.metrics.observe_store
@@ -150,7 +151,7 @@ class Hub:
                 await self.lobby.sweep()
             except Exception:
                 log.exception("sweep failed; trying again at the next interval")
-            self.trimmer.maybe(time.monotonic())
+            self.heap.after_sweep(time.monotonic())
 
     async def _revocations_forever(self) -> None:
         """Sessions ended on another process close their connections here too (issue 27)."""

@@ -45,7 +45,7 @@ from prometheus_client.utils import floatToGoString
 from .botrunner import BotRunner
 from .lobby import Lobby
 from .looplag import LoopLag
-from .memory import Trimmer
+from .memory import HeapKeeper
 from .sessions import Sessions
 from .supervisor import Supervisor
 from .wire import ConnectionCount
@@ -72,7 +72,7 @@ class Observed(Protocol):
     supervisor: Supervisor
     lag: LoopLag
     bots: BotRunner
-    trimmer: Trimmer
+    heap: HeapKeeper
     started_at: float
 
 
@@ -253,10 +253,19 @@ class HubCollector(Collector):
         yield resumes
         yield _counter("aluette_resume_replayed_events", "Events sent again by resumes.",
                        wire.replayed_events)
+        heap = hub.heap
+        yield _counter("aluette_full_gc", "Full garbage collections after a sweep "
+                       "(--full-gc).", heap.collections)
+        yield _counter("aluette_full_gc_collected", "Unreachable objects they freed.",
+                       heap.collected)
+        yield _counter("aluette_full_gc_seconds", "Their time on the event loop.",
+                       heap.collect_seconds)
+        yield _gauge("aluette_full_gc_longest_seconds", "The longest of them.",
+                     heap.longest_collect_s)
         yield _counter("aluette_heap_trims", "Returns of the C heap's free pages to the "
-                       "system (--malloc-trim).", hub.trimmer.trims)
+                       "system (--malloc-trim).", heap.trims)
         yield _counter("aluette_heap_trimmed_bytes", "Resident bytes those returns gave back.",
-                       hub.trimmer.released)
+                       heap.released)
         yield _gauge("aluette_uptime_seconds", "Seconds since this process started.",
                      time.time() - hub.started_at)
 
