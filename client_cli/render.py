@@ -81,7 +81,8 @@ ERROR_SENTENCES: dict[str, str] = {
         "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
         "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type",
         "too_many_marks", "name_taken", "name_refused", "bad_credentials",
-        "login_throttled", "already_registered", "not_registered", "no_such_player")}
+        "login_throttled", "already_registered", "not_registered", "no_such_player",
+        "being_matched")}
 
 
 def safe(value: object, limit: int = 200) -> Text:

@@ -177,10 +177,10 @@ _UNTIMED = frozenset({"ping", "answers_within", "rebind"})
 
 
 def _timed(name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-    """``method``, reporting its time and outcome to ``StoreBase.observe`` (``/metrics``: one
-    clock read on each side of a network round trip; nothing when nobody observes)."""
+    """``method``, reporting its time and outcome to its object's ``observe`` (``/metrics``:
+    one clock read on each side of a network round trip; nothing when nobody observes)."""
     @functools.wraps(method)
-    async def call(self: StoreBase, *args: Any, **kwargs: Any) -> Any:
+    async def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         observe = self.observe
         if observe is None:
             return await method(self, *args, **kwargs)
@@ -196,10 +196,11 @@ def _timed(name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Aw
     return call
 
 
-def time_public_calls(cls: type[StoreBase]) -> None:
+def time_public_calls(cls: type) -> None:
     """Time every public call of every part of ``cls`` once, here rather than in each part
     (the wrapper lives beside ``_proven``, the other thing every store call passes
-    through, so following a call leads to one file, not two)."""
+    through, so following a call leads to one file, not two). ``cls`` has an ``observe``
+    like ``StoreBase``'s: the ``Store``, and the players' stores kept beside it."""
     for name in dir(cls):
         method = getattr(cls, name)
         if (not name.startswith("_") and name not in _UNTIMED
