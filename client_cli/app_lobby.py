@@ -145,7 +145,7 @@ class LobbyCommands(AppCore):
         self.current = previous
         if table != previous and (table not in self.conn.tables
                                   or self.conn.tables[table].info is None):
-            self.conn.forget(table)
+            self._forget(table)
         if previous is not None and previous in self.conn.tables:
             self.show(render.note(tr("cli.move.still", table=protocol.clean_text(previous))))
 
