@@ -163,6 +163,16 @@ def test_a_name_that_looks_like_a_placeholder_stays_a_name() -> None:
         == "The deal goes to {reason}: why; T scores 1."
 
 
+def test_a_placeholder_named_like_a_parameter_is_filled() -> None:
+    """``tr`` and ``tr_text`` take the key (and the style) positionally: a placeholder
+    called ``{code}``, ``{key}`` or ``{style}`` is the catalogue's, not theirs."""
+    from client_cli.i18n import tr, tr_text
+
+    assert tr("meta.private.code", code="AB12", key="k") == "private, join code AB12"
+    line = tr_text("meta.private.code", "bold", code="AB12", key="k", style="s")
+    assert line.plain == "private, join code AB12" and line.style == "bold"
+
+
 def test_the_deal_result_in_french(french: None) -> None:
     from .test_render_words import scored
 
