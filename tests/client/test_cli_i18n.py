@@ -199,6 +199,16 @@ def test_the_lobby_in_french(french: None) -> None:
     assert "Aucune table à rejoindre" in text(render.tables_table([], []))
 
 
+def test_how_many_contributed_agrees_with_its_number(french: None) -> None:
+    """R8a's count of contributions takes French's singular for one seat (it said
+    "1 places sur 4 ont contribué")."""
+    assert i18n.contributed(1) == "1 place sur 4 a contribué à la graine"
+    assert i18n.contributed(3) == "3 places sur 4 ont contribué à la graine"
+    i18n.set_language("en")
+    assert i18n.contributed(1) == "1 of 4 seats contributed to the seed"
+    assert i18n.contributed(2) == "2 of 4 seats contributed to the seed"
+
+
 def test_signals_in_french(french: None) -> None:
     from protocol import SignalReceived
 
