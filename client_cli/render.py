@@ -44,6 +44,7 @@ from protocol import (
     TableView,
     TalonDealt,
     TrickDone,
+    TurnTimedOut,
 )
 from protocol.results import SeatRef
 from protocol.vocab import SIGNAL_CARD, Phase
@@ -640,6 +641,11 @@ def event_lines(model: TableModel, event: EventPayload,
             you = model.seat is not None and seat == model.seat
             out.append(tr_text("cli.plays.you" if you else "cli.plays", name=who(model, seat),
                                card=card_text(card)))
+        case TurnTimedOut(seat=seat):     # the bot's move for the seat follows (protocol 1.5)
+            if model.seat is not None and seat == model.seat:
+                out.append(Text(tr("timer.played.you"), style="bold yellow"))
+            else:
+                out.append(tr_text("timer.played", "yellow", name=who(model, seat)))
         case TrickDone():
             out.append(trick_result(model, event))
         case DealScored():

@@ -209,6 +209,16 @@ def test_how_many_contributed_agrees_with_its_number(french: None) -> None:
     assert i18n.contributed(2) == "2 of 4 seats contributed to the seed"
 
 
+def test_a_turn_the_timer_played_in_french(french: None) -> None:
+    from protocol import TurnTimedOut
+
+    model = model_at(0)
+    assert text(*render.event_lines(model, TurnTimedOut(seat=1))).strip() \
+        == "Le temps de Bo est écoulé : un robot a joué pour lui."
+    assert text(*render.event_lines(model, TurnTimedOut(seat=0))).strip() \
+        == "Votre temps est écoulé : un robot a joué pour vous."
+
+
 def test_signals_in_french(french: None) -> None:
     from protocol import SignalReceived
 
