@@ -12,7 +12,6 @@ program does.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -69,9 +68,7 @@ class TaskScope:
     async def close(self, grace: float = 2.0) -> None:
         """The program ends: cancel every task and wait for them (up to ``grace`` s)."""
         self.closed = True
-        tasks = list(self._tasks)
-        for task in tasks:
+        for task in self._tasks:
             task.cancel()
-        if tasks:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait(tasks, timeout=grace)
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=grace)
