@@ -33,8 +33,13 @@ class PlayerCommands(AppCore):
         options, private, _ = parse_create(args)
         if private:
             raise InputError("Play now makes public tables; `create private` for a private one.")
+        seated_before = self.conn.last_matched
         result = await self.conn.call(protocol.Queue, rated=rated,
                                       options=protocol.options_from_dict(options))
+        if self.conn.last_matched is not seated_before:
+            # Our request made a table at once, and the matchmaker's `matched` overtook
+            # the answer (it may come from another process): we are seated, not waiting.
+            return
         self._queued = (rated, time.monotonic())
         self.show(render.note(f"Looking for players ({'rated' if rated else 'casual'}; "
                               f"{result.get('waiting', 1)} waiting now). You will be seated "
