@@ -346,7 +346,7 @@ def main() -> None:
         print(json.dumps(result, indent=1))
     finally:
         if server is not None:
-            stop_process(server, 30)
+            stop_process(server, wait_s=30)
         store.stop()
 
 
