@@ -86,6 +86,7 @@ class Table(Attending):
         self.closed = False
         #: The spectator count the last ``table_changed`` told (-1: none yet).
         self.announced = -1
+        self.spectators_changed = asyncio.Event()
         self._closing = asyncio.Event()
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
@@ -118,15 +119,18 @@ class Table(Attending):
     # ------------------------------------------------------------------ its tasks
 
     async def run(self) -> None:
-        """The table's clock and follower, in one scope that ends when the table closes
-        (a failure of either ends both, and the supervisor starts the scope again)."""
+        """The table's clock, follower and spectator news, in one scope that ends when the
+        table closes (a failure of one ends all, and the supervisor starts the scope
+        again)."""
         logs.bind(table=self.id)      # its lines name it (--log-format json)
         async with asyncio.TaskGroup() as tasks:
             clock = tasks.create_task(self.clock.run(), name=f"table {self.id} clock")
             follower = tasks.create_task(self.follower.run(), name=f"table {self.id} follower")
+            told = tasks.create_task(self.tell_spectators(), name=f"table {self.id} spectators")
             await self._closing.wait()
             clock.cancel()
             follower.cancel()
+            told.cancel()
 
     def close(self, *, tell: bool = False) -> None:
         """The table leaves this process (swept, closed elsewhere, or shutting down): its
