@@ -40,6 +40,7 @@ from protocol.results import QueueResult
 from protocol.session import Send
 from server.store import StorageUnavailable, Store
 from server.store.matchqueue import QueueStore
+from server.store.news import listen
 
 from ..config import Settings
 from ..lobby import Lobby
@@ -312,26 +313,12 @@ class PlayNow:
 
     async def _listen(self) -> None:
         """Tell this process's connections where the matchmaker seated them."""
-        while not self._closed:
-            pubsub = self.lobby.store.redis.pubsub()
-            try:
-                await pubsub.subscribe(self.queue.channel)
-                while not self._closed:
-                    msg = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                   timeout=1.0)
-                    if msg is None or msg.get("type") != "message":
-                        continue
-                    news = msgspec.msgpack.decode(msg["data"], type=Seated)
-                    if news.process != self.process:     # ours were delivered already
-                        await self.deliver(news)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("matchmaker news: %s; subscribing again", exc)
-                await asyncio.sleep(0.5)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+        async def heard(data: bytes) -> None:
+            news = msgspec.msgpack.decode(data, type=Seated)
+            if news.process != self.process:     # ours were delivered already
+                await self.deliver(news)
+        await listen(self.lobby.store.redis, self.queue.channel, heard, "matchmaker news",
+                     stop=lambda: self._closed)
 
     async def deliver(self, news: Seated) -> None:
         conns: Any = self.sessions.online.get(news.player, ())
