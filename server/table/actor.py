@@ -91,8 +91,9 @@ class Table(Attending):
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
         self.clock.note_turn()
-        #: Called once a commit of this process ends a match (issue 27: history, ratings).
-        self.on_finish: Callable[[Table], None] | None = None
+        #: Called with the table and the match when a commit of this process ends a match,
+        #: or begins one after a finished match (issue 27: history, ratings).
+        self.on_finish: Callable[[TableState, Match | None], None] | None = None
 
     # ------------------------------------------------------------------ what it is now
 
@@ -195,7 +196,7 @@ class Table(Attending):
         if self.closed:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, "this table has been closed")
         for attempt in range(3):
-            state = self.state
+            state, before = self.state, self.match
             work = Work(state.copy(), self.match.clone() if self.match else None,
                         now=self.now(), watchers=self.presence.watchers(state), light=light)
             result = mutate(work)
@@ -223,8 +224,15 @@ class Table(Attending):
                 self.announced = change.spectators_told
             headed = self._answer(origin, result)
             self._show(change, skip=headed)
-            if change.finished and self.on_finish is not None:
-                self.on_finish(self)
+            if self.on_finish is not None:
+                if change.finished:
+                    self.on_finish(self.state, self.match)
+                elif before is not None and before.over \
+                        and self.state.matches_started() != state.matches_started():
+                    # A rematch began after a match whose ending commit's process may have
+                    # stopped before keeping it (issue 27): keep it now (once; a no-op if
+                    # it was kept).
+                    self.on_finish(state, before)
             return result
         raise ServiceError(ErrorCode.CONFLICT, "the table kept changing while your command was "
                            "applied; nothing was applied, send it again with the same id")
