@@ -42,8 +42,6 @@ import json
 import multiprocessing
 import os
 import random
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -55,23 +53,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import msgpack
 import redis
+from benchlib import free_port, pct, start_server, stop_process
 from websockets.asyncio.client import connect
 
-ROOT = Path(__file__).resolve().parents[1]
 RAMP_TABLES_PER_S = 100       # how fast tables fill before the measured window opens
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 # ----------------------------------------------------------------------- the clients
@@ -380,14 +365,6 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in out]
 
 
-def _stop(server: subprocess.Popen[str]) -> None:
-    server.send_signal(signal.SIGTERM)
-    try:
-        server.wait(60)
-    except subprocess.TimeoutExpired:
-        server.kill()
-
-
 def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """One measured run against ``processes`` server processes on a fresh store; the echo
     baseline is measured after the server has stopped (nothing else on the machine)."""
@@ -398,23 +375,18 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                          appendfsync=args.appendfsync)
     store.start(timeout=30)
     port, echo_port = free_port(), free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url",
-         store.connection_url, "--workers", str(processes),
-         "--bot-workers", str(args.bot_workers), "--busy-lag-ms", str(args.busy_lag_ms),
-         "--max-tables", "100000", "--max-tables-per-player", "100000",
-         "--max-tables-per-address", "100000", "--max-connections", "100000",
-         "--max-connections-per-address", "100000", "--new-sessions-per-minute", "1000000",
-         "--rate-per-second", "1000000", "--rate-burst", "1000000"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE,
-        stderr=open(tmp / "server.log", "w"), text=True)  # noqa: SIM115 - the child's
+    server: subprocess.Popen[str] | None = None
     echo: subprocess.Popen[str] | None = None
     try:
-        assert server.stdout is not None
-        while "listening on" not in (line := server.stdout.readline()):
-            if not line:
-                raise SystemExit("the server did not start")
+        server = start_server(
+            ["--port", str(port), "--redis-url", store.connection_url,
+             "--workers", str(processes), "--bot-workers", str(args.bot_workers),
+             "--busy-lag-ms", str(args.busy_lag_ms),
+             "--max-tables", "100000", "--max-tables-per-player", "100000",
+             "--max-tables-per-address", "100000", "--max-connections", "100000",
+             "--max-connections-per-address", "100000", "--new-sessions-per-minute",
+             "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000"],
+            tmp / "server.log")
         url = f"ws://127.0.0.1:{port}"
         pids = [server.pid, *children(server.pid)] if processes > 1 else [server.pid]
         pids = [p for p in pids if "server.app" in Path(f"/proc/{p}/cmdline").read_text()]
@@ -445,7 +417,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         server_cpu = cpu_seconds(pids) - cpu_before
         store_cpu = cpu_seconds([store_pid]) - store_cpu_before
         keeper_failures = (tmp / "server.log").read_text().count("cluster keeper failed")
-        _stop(server)
+        stop_process(server)
         health = results[0]["health"]
         ack = [x for res in results for x in res["ack"]]
         bcast = [x for res in results for x in res["broadcast"]]
@@ -503,8 +475,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         out["p99_ratio"] = round(pct(ref, 0.99) / max(0.001, out["baseline_echo_ms"]["p99"]), 2)
         return out
     finally:
-        if server.poll() is None:
-            _stop(server)
+        if server is not None and server.poll() is None:
+            stop_process(server)
         if echo is not None:
             echo.kill()
         store.stop()

@@ -32,8 +32,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,27 +43,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import msgpack
+from benchlib import free_port, pct, start_server, stop_process
 from websockets.asyncio.client import connect
 
-ROOT = Path(__file__).resolve().parents[1]
 #: Issue 30's target: other clients' ping p99 during the attack.
 TARGET_P99_MS = 20.0
 PING_EVERY_S = 0.05
 #: After the attack is switched on or off, this long counts for neither phase.
 SETTLE_S = 0.3
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def summary(values: list[float]) -> dict[str, float]:
@@ -351,26 +336,17 @@ def main() -> None:
     store = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True, appendonly="yes")
     store.start(timeout=30)
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "server.app", "--port", str(port), "--redis-url",
-         store.connection_url, "--bot-workers", "1"],
-        cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
-        stderr=open(tmp / "server.log", "w"), text=True)  # noqa: SIM115 - the child's
+    server: subprocess.Popen[str] | None = None
     try:
-        assert server.stdout is not None
-        while "listening on" not in (line := server.stdout.readline()):
-            if not line:
-                raise SystemExit("the server did not start")
+        server = start_server(["--port", str(port), "--redis-url", store.connection_url,
+                               "--bot-workers", "1"], tmp / "server.log")
         args.server_pid = server.pid
         result = asyncio.run(probe(f"ws://127.0.0.1:{port}", port, args))
         result["server_log"] = str(tmp / "server.log")
         print(json.dumps(result, indent=1))
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        if server is not None:
+            stop_process(server, wait_s=30)
         store.stop()
 
 

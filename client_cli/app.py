@@ -39,6 +39,7 @@ from .commands import InputError, parse_seat
 from .connection import Connection, ConnectionFailed, ServerError
 from .i18n import tr, tr_text
 from .sessions import SessionFile
+from .tasks import TaskScope
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
         self.known: list[str] = []            # table ids from the last listing
         self.known_info: dict[str, TableInfo] = {}
         self.session: PromptSession[str] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = TaskScope()
         self._screen_at: tuple[str, int] | None = None
         self._ctrl_c_armed = False            # a first Ctrl-C during a live match
         self._leaving = False                 # a confirmed Ctrl-C outside the prompt
@@ -115,8 +116,7 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
-            for task in list(self._tasks):
-                task.cancel()
+            await self.tasks.close()
             await self.conn.close()
         return 0
 
@@ -126,7 +126,7 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
         if self._leaving:
             work.close()
             return False
-        task = asyncio.get_running_loop().create_task(work)
+        task = self.tasks.spawn("command", work)
         self._busy = task
         try:
             return await task and not self._leaving
@@ -231,7 +231,7 @@ class App(PlayerCommands, LobbyCommands, TableCommands, ReplayCommands, GameComm
         elif word == "leave":
             table = self._need_table()
             await self.conn.call(protocol.Leave, table=table)
-            self.conn.forget(table)
+            self._forget(table)
             self.current = next(iter(self.conn.tables), None)
             self.show(render.note(tr("cli.table.left")))
         elif word == "record":

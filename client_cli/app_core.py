@@ -32,6 +32,7 @@ from .commands import InputError
 from .connection import Connection, ConnectionFailed, ServerError
 from .i18n import tr
 from .model import TableModel, new_contribution
+from .tasks import PROGRAM, TaskScope
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ class AppCore:
     known: list[str]                  # table ids from the last listing
     known_info: dict[str, TableInfo]
     session: PromptSession[str] | None
-    _tasks: set[asyncio.Task[Any]]
+    tasks: TaskScope                  # every task it starts: see client_cli/tasks.py
     _screen_at: tuple[str, int] | None
     _ctrl_c_armed: bool               # a first Ctrl-C during a live match
     _leaving: bool                    # a confirmed Ctrl-C outside the prompt
@@ -84,11 +85,21 @@ class AppCore:
             return None
         return Text("[").append_text(render.safe(model.table, 64)).append("] ")
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Work that runs in the background (the prompt stays free), cancelled on quit."""
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, name: str, work: Coroutine[Any, Any, None], *,
+               serves: str = PROGRAM) -> None:
+        """Work that runs in the background (the prompt stays free), in the App's task
+        scope: its failure is logged, and it is cancelled when what it ``serves`` (a table,
+        the wait) ends or the program does. Once the program is ending (the scope closed),
+        late news starts nothing."""
+        if self.tasks.closed:
+            work.close()
+            return
+        self.tasks.spawn(name, work, serves=serves)
+
+    def _forget(self, table: str) -> None:
+        """We are done with ``table``: drop its model and end the tasks serving it."""
+        self.conn.forget(table)
+        self.tasks.end(table)
 
     # ------------------------------------------------------------------ news
 
@@ -260,7 +271,7 @@ class AppCore:
                 await self.conn.call(protocol.Join, table=model.table,
                                      contribution=contribution)
 
-        self._spawn(go())
+        self._spawn("contribute", go(), serves=model.table)
 
 
 def explain(exc: Exception) -> Text:

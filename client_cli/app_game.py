@@ -101,4 +101,4 @@ class GameCommands(AppCore):
             if signal_note is not None:   # the model learns it from the signal_sent event
                 self.show(render.note(tr("cli.signal.sent")))
 
-        self._spawn(go())
+        self._spawn(cls.__name__, go(), serves=model.table)

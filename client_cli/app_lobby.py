@@ -24,7 +24,7 @@ class LobbyCommands(AppCore):
         here = self.current
         if here is None or here == target or not self._live_seat(here):
             return True
-        q = tr_text("cli.move.ask", style="bold yellow", table=render.safe(here, 64),
+        q = tr_text("cli.move.ask", "bold yellow", table=render.safe(here, 64),
                     command=what)
         if await self._confirm(q):
             return True
@@ -120,7 +120,7 @@ class LobbyCommands(AppCore):
         if options.get("auto_start"):     # no `start` will carry our contribution (R8a)
             self._owe_contribution.add(table)
             self._contribute_now(model)
-        out = tr_text("cli.created", style="green", table=render.safe(table, 64),
+        out = tr_text("cli.created", "green", table=render.safe(table, 64),
                       seat=model.seat)
         if result.get("code"):
             out.append_text(tr_text("cli.created.private", table=render.safe(table, 64),
@@ -145,7 +145,7 @@ class LobbyCommands(AppCore):
         self.current = previous
         if table != previous and (table not in self.conn.tables
                                   or self.conn.tables[table].info is None):
-            self.conn.forget(table)
+            self._forget(table)
         if previous is not None and previous in self.conn.tables:
             self.show(render.note(tr("cli.move.still", table=protocol.clean_text(previous))))
 
@@ -208,7 +208,7 @@ class LobbyCommands(AppCore):
             return
         table = self.current = str(result.get("table") or table)   # a start of an id: whole
         model = self.conn.model(table)
-        out = tr_text("cli.watching", style="green", table=render.safe(table, 64))
+        out = tr_text("cli.watching", "green", table=render.safe(table, 64))
         self.show(out)
         if model.view is None:
             self.show(render.game_screen(model))

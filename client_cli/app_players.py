@@ -14,6 +14,8 @@ from .commands import InputError, parse_create
 
 #: How often a wait in the queue says it is still waiting (seconds).
 WAIT_NOTE_S = 20.0
+#: What the wait's tasks serve in the App's task scope (no table id holds a NUL).
+WAIT = "\0wait"
 
 
 class PlayerCommands(AppCore):
@@ -21,7 +23,6 @@ class PlayerCommands(AppCore):
     `history`, `profile`."""
 
     _queued: tuple[bool, float] | None = None
-    _wait_task: asyncio.Task[None] | None = None
     _history_next: tuple[str | None, str | None] | None = None
 
     async def _play_now(self, args: list[str]) -> None:
@@ -32,8 +33,13 @@ class PlayerCommands(AppCore):
         options, private, _ = parse_create(args)
         if private:
             raise InputError("Play now makes public tables; `create private` for a private one.")
+        seated_before = self.conn.last_matched
         result = await self.conn.call(protocol.Queue, rated=rated,
                                       options=protocol.options_from_dict(options))
+        if self.conn.last_matched is not seated_before:
+            # Our request made a table at once, and the matchmaker's `matched` overtook
+            # the answer (it may come from another process): we are seated, not waiting.
+            return
         self._queued = (rated, time.monotonic())
         self.show(render.note(f"Looking for players ({'rated' if rated else 'casual'}; "
                               f"{result.get('waiting', 1)} waiting now). You will be seated "
@@ -47,23 +53,20 @@ class PlayerCommands(AppCore):
                               else "You were not waiting for a game."))
 
     def _start_wait_notes(self) -> None:
-        self._stop_wait_task()
+        """While we wait in the queue, say so now and then: a task of the App's scope that
+        serves the wait, so it ends with the wait (seated, `cancel`) or the program."""
+        self.tasks.end(WAIT)
 
         async def notes() -> None:
             while self._queued is not None:
                 await asyncio.sleep(WAIT_NOTE_S)
                 if self._queued is not None:
                     self.show(render_players.waiting_line(*self._queued))
-        self._wait_task = asyncio.ensure_future(notes())
-
-    def _stop_wait_task(self) -> None:
-        if self._wait_task is not None:
-            self._wait_task.cancel()
-            self._wait_task = None
+        self._spawn("wait notes", notes(), serves=WAIT)
 
     def _stop_waiting(self) -> None:
         self._queued = None
-        self._stop_wait_task()
+        self.tasks.end(WAIT)
 
     def _on_status(self, kind: str, text: str) -> None:
         if kind == "matched" and self.conn.last_matched is not None:

@@ -69,9 +69,7 @@ class ReplayCommands(GameCommands):
             except (ServerError, ConnectionFailed, TimeoutError) as exc:
                 self.show(explain(exc))
 
-        task = asyncio.get_running_loop().create_task(follow())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn("review", follow(), serves=model.table)
 
     async def _follow_review(self, model: TableModel, seat: int) -> None:
         shown = None

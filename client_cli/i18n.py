@@ -57,14 +57,16 @@ def choose(flag: str | None, environ: Mapping[str, str] | None = None) -> str:
     return set_language(flag if flag else from_environment(environ))
 
 
-def tr(key: str, **params: Any) -> str:
-    """The text of ``key`` in the current language, filled in from ``params``."""
+def tr(key: str, /, **params: Any) -> str:
+    """The text of ``key`` in the current language, filled in from ``params`` (any names:
+    ``key`` is positional-only)."""
     return locales.text(_state["language"], key, **params)
 
 
-def tr_text(key: str, style: str = "", **params: Any) -> Text:
-    """:func:`tr` as a rich ``Text`` whose ``Text`` parameters keep their own styles (a
-    name in bold stays bold wherever the language puts it)."""
+def tr_text(key: str, style: str = "", /, **params: Any) -> Text:
+    """:func:`tr` as a rich ``Text`` in ``style`` whose ``Text`` parameters keep their own
+    styles (a name in bold stays bold wherever the language puts it). ``key`` and ``style``
+    are positional-only, so a placeholder may have any name."""
     from rich.text import Text
 
     marks = {k: f"\x00{k}\x00" for k, v in params.items() if isinstance(v, Text)}

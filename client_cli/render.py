@@ -44,6 +44,7 @@ from protocol import (
     TableView,
     TalonDealt,
     TrickDone,
+    TurnTimedOut,
 )
 from protocol.results import SeatRef
 from protocol.vocab import SIGNAL_CARD, Phase
@@ -81,7 +82,8 @@ ERROR_SENTENCES: dict[str, str] = {
         "rate_limited", "storage_unavailable", "internal_error", "shutting_down",
         "server_busy", "conflict", "bad_token", "invalid_field", "unknown_type",
         "too_many_marks", "name_taken", "name_refused", "bad_credentials",
-        "login_throttled", "already_registered", "not_registered", "no_such_player")}
+        "login_throttled", "already_registered", "not_registered", "no_such_player",
+        "being_matched")}
 
 
 def safe(value: object, limit: int = 200) -> Text:
@@ -466,7 +468,7 @@ def game_screen(model: TableModel, compact: bool = False) -> RenderableType:
     if v.phase == Phase.PLAY:
         if v.tricks:
             last = v.tricks[-1]
-            prev = tr_text("cli.trick.last", style="dim", n=len(v.tricks),
+            prev = tr_text("cli.trick.last", "dim", n=len(v.tricks),
                            cards=trick_cards(model, last.leader, last.cards,
                                              with_name=not compact),
                            winner=_short(model, last.winner) if last.winner is not None
@@ -619,7 +621,7 @@ def event_lines(model: TableModel, event: EventPayload,
             target = v.options.target_points
             total = (tr("cli.deal.play_to", points=tr("cli.points.n", n=target)) if target
                      else tr("cli.deal.of", n=v.options.deals))
-            out.append(tr_text("cli.deal.started", style="bold", n=number, total=total,
+            out.append(tr_text("cli.deal.started", "bold", n=number, total=total,
                                dealer=who(model, dealer), lead=who(model, (dealer + 1) % 4)))
         case HandDealt(seat=seat, cards=cards) if v is not None and seat == model.seat:
             out.append(tr_text("cli.dealt", cards=Text(", ").join(
@@ -640,6 +642,11 @@ def event_lines(model: TableModel, event: EventPayload,
             you = model.seat is not None and seat == model.seat
             out.append(tr_text("cli.plays.you" if you else "cli.plays", name=who(model, seat),
                                card=card_text(card)))
+        case TurnTimedOut(seat=seat):     # the bot's move for the seat follows (protocol 1.5)
+            if model.seat is not None and seat == model.seat:
+                out.append(Text(tr("timer.played.you"), style="bold yellow"))
+            else:
+                out.append(tr_text("timer.played", "yellow", name=who(model, seat)))
         case TrickDone():
             out.append(trick_result(model, event))
         case DealScored():
@@ -664,7 +671,7 @@ def event_lines(model: TableModel, event: EventPayload,
             if model.muted:
                 out.append(note(tr("cli.chat.muting", n=len(model.muted))))
         case SignalReceived(from_seat=sender):
-            t = tr_text("cli.signal.from", style="magenta", signal=signal_text(model, event))
+            t = tr_text("cli.signal.from", "magenta", signal=signal_text(model, event))
             if model.seat is not None and sender != partner_of(model.seat):
                 t.append(" " + tr("cli.signal.noticed"), style="dim")
             out.append(t)
@@ -690,7 +697,7 @@ def rematch_text(model: TableModel, seat: int) -> Text:
     if seat == model.seat:
         t = Text(tr("cli.rematch.you"))
     elif model.seat is not None and model.seat not in agreed:
-        return tr_text("cli.rematch.asks", style="bold", name=who(model, seat))
+        return tr_text("cli.rematch.asks", "bold", name=who(model, seat))
     else:
         t = tr_text("cli.rematch.too", name=_short(model, seat))
     if names:
@@ -770,7 +777,7 @@ def _seat_changes(model: TableModel, before: TableInfo | None,
             if i == model.seat:
                 t = Text(tr("cli.takeover.you"), style="yellow")
             else:
-                t = tr_text("cli.takeover", style="yellow", name=name)
+                t = tr_text("cli.takeover", "yellow", name=name)
             out.append(t)
             continue
         if (a.kind, a.name) == (b.kind, b.name):
@@ -901,7 +908,7 @@ def deal_result(model: TableModel, event: DealScored,
 def match_result(model: TableModel, event: MatchOver) -> Text:
     """R14: more points wins; equal totals are a draw."""
     p = event.points
-    t = tr_text("cli.match.over", style="bold", team0=team_text(model, 0), p0=p[0],
+    t = tr_text("cli.match.over", "bold", team0=team_text(model, 0), p0=p[0],
                 team1=team_text(model, 1), p1=p[1])
     t.append(" ")
     result = event.result

@@ -96,10 +96,10 @@ def review_progress(status: ReviewProgress, seat: Text) -> RenderableType:
     """Where a review stands (protocol ``review``): queued, or a bar of decisions done."""
     if status.get("status") == "queued":
         ahead = int(status.get("ahead") or 0)
-        return tr_text("cli.review.waiting", style="cyan", name=seat, n=ahead)
+        return tr_text("cli.review.waiting", "cyan", name=seat, n=ahead)
     done, total = int(status.get("done") or 0), int(status.get("total") or 0)
     grid = Table.grid(padding=(0, 1))
-    grid.add_row(tr_text("cli.review.running", style="cyan", name=seat),
+    grid.add_row(tr_text("cli.review.running", "cyan", name=seat),
                  ProgressBar(total=max(total, 1), completed=done, width=30),
                  Text(tr("cli.review.done_of", done=done, total=total)))
     return grid

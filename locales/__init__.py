@@ -52,9 +52,10 @@ def catalogue(code: str) -> dict[str, Any]:
     return data
 
 
-def text(code: str, key: str, **params: Any) -> str:
+def text(code: str, key: str, /, **params: Any) -> str:
     """The text of ``key`` in language ``code`` (else English, else the key), filled in;
-    ``n`` also chooses a plural form."""
+    ``n`` also chooses a plural form. ``code`` and ``key`` are positional-only, so a
+    placeholder may have any name (``meta.private.code``'s ``{code}`` is a join code)."""
     value = catalogue(code).get(key, catalogue("en").get(key, key))
     if isinstance(value, dict):
         n = params.get("n", 0)

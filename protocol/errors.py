@@ -62,6 +62,7 @@ class ErrorCode(enum.StrEnum):
     LOGIN_THROTTLED = "login_throttled"
     ALREADY_REGISTERED = "already_registered"
     NOT_REGISTERED = "not_registered"
+    BEING_MATCHED = "being_matched"
 
 
 class CloseCode(enum.IntEnum):

@@ -35,7 +35,7 @@ from .fields import (
     check_signal_n,
 )
 from .players import Cursor, TableFilter
-from .text import clean_text
+from .text import clean_text, mostly_marks
 from .views import TableOptions
 
 # --------------------------------------------------------------------------- commands
@@ -48,10 +48,14 @@ class Command(msgspec.Struct, tag_field="type"):
 
 
 def _clean_name(value: str, path: str) -> str:
-    """Clean a user-supplied name; an all-control name is as bad as an empty one."""
+    """Clean a user-supplied name; an all-control name is as bad as an empty one, and a
+    name made mostly of combining marks ("Zalgo") would draw over the lobby's and the
+    table's other lines wherever it is shown, as chat text would (issue 30)."""
     cleaned = clean_text(value)
     if not cleaned:
         raise ValueError(f"name is empty after removing control characters - at `$.{path}`")
+    if mostly_marks(cleaned):
+        raise ValueError(f"name is mostly combining marks - at `$.{path}`")
     return cleaned
 
 

@@ -24,6 +24,7 @@ from protocol.session import Close, CommandReceived, HelloReceived, Send, Server
 from . import logs
 from .hub import Hub
 from .logins import account_command
+from .table import Table
 from .wire import Client, GuardedConnection
 
 log = logging.getLogger(__name__)
@@ -141,40 +142,69 @@ async def _dispatch(hub: Hub, client: Client, cmd: protocol.Command, kind: str) 
     return "ok"
 
 
+#: Commands that may seat their sender by hand, which the play-now matchmaker must not do
+#: at the same moment on any process (issue 27: nobody seated twice).
+SEATING = (protocol.CreateTable, protocol.Join, protocol.Rematch)
+
+
 async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     """The lobby's commands go to the lobby; every other names its table."""
+    if isinstance(cmd, SEATING):
+        async with hub.queue.seating(client) as seated:
+            table = await _command(hub, client, cmd)
+            seated(table is not None and table.state.seat_of(client.player) is not None)
+    else:
+        table = await _command(hub, client, cmd)
+        if isinstance(cmd, protocol.Start) and table is not None \
+                and table.state.seat_of(client.player) is not None:
+            await hub.queue.seated(client.player)       # issue 27: a seat leaves the queue
+    if table is None:
+        return
+    watching = client in table.viewers
+    known = table.id in client.tables
+    if watching:
+        client.tables.add(table.id)
+    else:
+        client.tables.discard(table.id)
+    if known and watching and isinstance(cmd, protocol.Resume):
+        return      # noted when this connection began watching: no store write per resume
+    await hub.lobby.watching.after(client.player, cmd, table, watching)
+
+
+async def _command(hub: Hub, client: Client, cmd: protocol.Command) -> Table | None:
+    """Carry ``cmd`` out; the table it was about, None for the lobby's own commands."""
     lobby, tables = hub.lobby, hub.lobby.registry
     if isinstance(cmd, protocol.Resume):
         await hub.replays.pace(client.address)      # issue 30: resume amplification
     match cmd:
         case protocol.ListTables(cursor=cursor, limit=limit, filter=only):
             client.reply(cmd.id, await lobby.page(client.player, cursor, limit, only))
-            return
+            return None
         case protocol.History(name=name, cursor=cursor, limit=limit):     # issue 27
             client.reply(cmd.id, await hub.players.history_page(client.player, name, cursor,
                                                                 limit))
-            return
+            return None
         case protocol.Profile(name=name):
             client.reply(cmd.id, await hub.players.profile(client.player, name))
-            return
+            return None
         case protocol.Queue() | protocol.Unqueue():
             client.reply(cmd.id, await hub.queue.command(client, cmd))
-            return
+            return None
         case protocol.CreateTable():
             table = await lobby.create(client, client.address, cmd)
         case protocol.GetRecord(table=table_id, match=match, code=code):
             client.reply(cmd.id, await lobby.record(client.player, table_id, match, code))
-            return
+            return None
         case protocol.RequestReview():          # issue 28: server/reviews.py
             client.reply(cmd.id, await hub.reviews.request(client.player, client.address, cmd))
-            return
+            return None
         case protocol.RequestHint():
             client.reply(cmd.id, await hub.reviews.hint(client.player, cmd))
-            return
+            return None
         case protocol.Register() | protocol.Login() | protocol.ChangePassword() \
                 | protocol.Logout() | protocol.LogoutAll():     # issue 27: server/logins.py
             await account_command(hub, client, cmd)
-            return
+            return None
         case protocol.Resume(token=token) if token != client.token:
             raise CommandError(ErrorCode.BAD_TOKEN, "resume must carry this session's "
                                "current token (the one in your latest welcome)")
@@ -195,18 +225,7 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         case _:
             raise CommandError(ErrorCode.UNKNOWN_TYPE,
                                f"{type(cmd).__name__} is not a command this server takes")
-    if isinstance(cmd, protocol.CreateTable | protocol.Join | protocol.Rematch | protocol.Start) \
-            and table.state.seat_of(client.player) is not None:
-        await hub.queue.seated(client.player)       # issue 27: a seat leaves the queue
-    watching = client in table.viewers
-    known = table.id in client.tables
-    if watching:
-        client.tables.add(table.id)
-    else:
-        client.tables.discard(table.id)
-    if known and watching and isinstance(cmd, protocol.Resume):
-        return      # noted when this connection began watching: no store write per resume
-    await lobby.watching.after(client.player, cmd, table, watching)
+    return table
 
 
 async def disconnected(hub: Hub, client: Client) -> None:

@@ -28,6 +28,7 @@ from .metrics import Metrics
 from .players import Players
 from .players.queue import PlayNow
 from .reviews import Reviews
+from .session_news import SessionNewsBus
 from .sessions import Sessions
 from .supervisor import Supervisor
 from .table import Table
@@ -90,6 +91,11 @@ class Hub:
         self.accounts = Accounts(AccountStore(store), self.hasher, login_policy(settings))
         self.sessions = Sessions(store, settings, busy=self.lag, accounts=self.accounts)
         self.cluster = Cluster(store, settings, self.supervisor)
+        #: Sessions taken over or revoked here end their connections on the other processes
+        #: at once (issue 30: the hello race; issue 27: log out everywhere).
+        self.session_news = SessionNewsBus(store, self.sessions, self.cluster.process,
+                                           self.cluster.others_alive)
+        self.sessions.on_replaced = self.session_news.replaced
         self.lobby = Lobby(store, settings, self.supervisor, self.bots, self.cluster,
                            busy=self.lag)
         self.players = Players(store, settings, self.supervisor.spawn)   # issue 27
@@ -123,6 +129,7 @@ class Hub:
         self.supervisor.spawn("sweep", self._sweep_forever())
         self.supervisor.spawn("loop lag", self.lag.sample_forever())
         self.supervisor.spawn("revoked sessions", self._revocations_forever())
+        self.supervisor.spawn("session news", self.session_news.listen())
         self.reviews.start()
         self.queue.start()
         return self

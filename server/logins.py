@@ -58,15 +58,18 @@ async def account_command(hub: Hub, client: Client, cmd: AccountCommand) -> None
             await accounts.change_password(key, old, new, client.address)
             revoked = await accounts.store.revoke(key, keep=sid)
             sessions.revoked(revoked)
+            await hub.session_news.revoked(revoked)
             result = RevokedResult(revoked=len(revoked))
         case protocol.Logout():
             key = _registered(client)
             one = await accounts.store.revoke_one(key, sid)
+            await hub.session_news.revoked([sid])
             result, close_after = RevokedResult(revoked=one), True
         case protocol.LogoutAll():
             key = _registered(client)
             ids = await accounts.store.revoke(key)
             sessions.revoked(ids, keep=client)
+            await hub.session_news.revoked(ids)
             result, close_after = RevokedResult(revoked=len(ids)), True
         case _:   # pragma: no cover  (the router sends only these)
             raise ServiceError(ErrorCode.INTERNAL_ERROR, "not an account command")

@@ -30,7 +30,7 @@ import secrets
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from protocol import CloseCode, CommandError, ErrorCode, Hello, ServiceError
@@ -89,6 +89,9 @@ class Sessions:
                  accounts: Accounts | None = None) -> None:
         self.store = store
         self.accounts = accounts
+        #: Told of every session this process rotates (its id, the rotation's generation),
+        #: so other processes close their connections of it (server/session_news.py).
+        self.on_replaced: Callable[[str, int], Awaitable[None]] | None = None
         self.settings = settings
         self.busy = busy or LoopLag(0)
         self.clock = clock
@@ -146,6 +149,8 @@ class Sessions:
                 for other in others:
                     other.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
                 conn.retiring = True
+                if self.on_replaced is not None:
+                    await self.on_replaced(sid, rotated.generation)
             else:
                 if self.busy.busy():
                     # Admission control (issue 11): a returning player (a token) is let in,
@@ -204,6 +209,16 @@ class Sessions:
                 if conn is not keep:
                     conn.drop(CloseCode.BAD_TOKEN, "logged out")
                     closed += 1
+        return closed
+
+    def replaced(self, session: str, generation: int) -> int:
+        """Another process rotated ``session`` to ``generation``: this process's connections
+        of an older rotation of it close (4009), as they would here. Returns how many."""
+        closed = 0
+        for conn in list(self.online.get(session, ())):
+            if conn.generation < generation:
+                conn.drop(CloseCode.SESSION_REPLACED, "session resumed elsewhere")
+                closed += 1
         return closed
 
     async def check_revoked(self) -> int:

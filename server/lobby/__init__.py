@@ -193,7 +193,7 @@ class Lobby:
             if why == "finished" and self.registry.on_finish is not None:
                 # Issue 27: its last match into the history, in case the process whose
                 # commit ended it stopped before keeping it (kept once: a no-op otherwise).
-                self.registry.on_finish(table)
+                self.registry.on_finish(table.state, table.match)
             async with table.lock:
                 try:
                     await self.store.delete_table(table.id)

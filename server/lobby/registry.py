@@ -49,7 +49,7 @@ class Registry:
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         #: Given to every table held here: what to do when a match ends (issue 27).
-        self.on_finish: Callable[[Table], None] | None = None
+        self.on_finish: Callable[[TableState, Match | None], None] | None = None
         #: Told of every table this process stops holding, however it ends (the lobby's
         #: caches of it go with it).
         self.forgotten: list[Callable[[str], None]] = []

@@ -42,7 +42,6 @@ from server.store.history import (
 )
 
 from ..config import Settings
-from ..table import Table
 from ..table.state import TableState
 from . import rating
 from .accounts import SessionAccounts
@@ -118,19 +117,20 @@ class Players:
                                                      max_count=settings.history_max))
         self.accounts = SessionAccounts(store)
         self.registered_accounts = AccountStore(store)
-        #: Matches this process kept so far, and a way to wait for the next (tests, tools).
+        #: Matches this process kept so far (not counting those found kept already), and a
+        #: way to wait for the next (tests, tools).
         self.kept = 0
         self._kept = asyncio.Condition()
 
     # ------------------------------------------------------------------ a match ends
 
-    def finished(self, table: Table) -> None:
-        """A commit of this process ended a match at ``table``: keep it (off the
-        command's path; exactly once, whichever process sees it)."""
-        state, match = table.state, table.match
+    def finished(self, state: TableState, match: Match | None) -> None:
+        """A commit of this process ended ``match`` at the table ``state`` is of (or began
+        the next one, or the sweep removes the table): keep it (off the command's path;
+        exactly once, whichever process sees it)."""
         if match is None or not match.over or not state.lineup:
             return
-        self.spawn(f"history {table.id}", self.keep(state, match))
+        self.spawn(f"history {state.id}", self.keep(state, match))
 
     async def keep(self, state: TableState, match: Match) -> StoredMatch | None:
         humans = [p for p in state.lineup if p] + [s.player for s in state.seats
@@ -147,8 +147,9 @@ class Players:
                 after = rating.rate_match(pairs, m.result, left)
                 return {seats[i].account or "": (pairs[i], after[i]) for i in after}
         kept = await self.history.record(m, rate)
-        if kept is not None:
-            log.info("match %s kept in history (rated: %s)", m.id, m.rated)
+        if kept is None:
+            return None          # kept already (by this process or another)
+        log.info("match %s kept in history (rated: %s)", m.id, m.rated)
         async with self._kept:
             self.kept += 1
             self._kept.notify_all()

@@ -15,6 +15,11 @@
   ``queue_grace_s`` (a hello), they keep their place; otherwise the matchmaker drops the
   request. A player seated at a match in play is never matched: the matchmaker drops
   their request (and a seat taken anywhere takes its player out of the queue).
+- A seat taken by hand (``create_table``, ``join``, ``rematch``, on any process) and the
+  matchmaker never both seat one player: each marks the player in the store first, in a
+  script that looks at the other's mark (:mod:`server.store.matchqueue`). The command
+  that comes second is refused with ``being_matched`` (its ``matched`` follows); a take
+  that comes second leaves the four requests for the next tick.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgspec
@@ -34,6 +40,7 @@ from protocol.results import QueueResult
 from protocol.session import Send
 from server.store import StorageUnavailable, Store
 from server.store.matchqueue import QueueStore
+from server.store.news import listen
 
 from ..config import Settings
 from ..lobby import Lobby
@@ -48,6 +55,10 @@ from . import Players, rating
 from .matchmaker import Formed, Request, form
 
 log = logging.getLogger(__name__)
+
+#: How long a mark may outlive its work: the matchmaker seating four players, a command
+#: taking a seat by hand (both take milliseconds; a mark outlives a process that died).
+MARK_S = 10.0
 
 
 class Seated(msgspec.Struct, array_like=True):
@@ -121,6 +132,31 @@ class PlayNow:
         waiting = await self.queue.put(player, msgspec.msgpack.encode(request))
         self._kick.set()
         return QueueResult(queued=True, rated=cmd.rated, waiting=waiting)
+
+    @contextlib.asynccontextmanager
+    async def seating(self, client: Client) -> AsyncIterator[Callable[[bool], None]]:
+        """Around a command that may seat ``client`` by hand (``create_table``, ``join``,
+        ``rematch``): refused with ``being_matched`` while the matchmaker seats them; the
+        matchmaker leaves them alone meanwhile. Call the yielded function with whether the
+        command seated them: if it did, their request leaves the queue."""
+        player = client.player
+        try:
+            held = await self.queue.hold(player, MARK_S)
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable; "
+                               "nothing was changed") from None
+        if not held:
+            raise CommandError(ErrorCode.BEING_MATCHED, "play now is seating you at a table "
+                               "this moment (its matched follows); nothing was changed")
+        outcome = {"seated": False}
+
+        def note(seated: bool) -> None:
+            outcome["seated"] = seated
+        try:
+            yield note
+        finally:
+            with contextlib.suppress(StorageUnavailable):
+                await self.queue.release(player, outcome["seated"])
 
     async def seated(self, player: str) -> None:
         """The player took a seat (``create_table``, ``join``, ``rematch``, ``start``):
@@ -196,8 +232,8 @@ class PlayNow:
                     await self.queue.take(playing)
                     continue
                 taken = [(r.player, raw[r.player]) for r in formed.requests]
-                if not await self.queue.take(taken):
-                    continue      # one of them changed meanwhile: the next tick sees it
+                if not await self.queue.take(taken, MARK_S):
+                    continue      # changed, or seated by hand meanwhile: see next tick
                 try:
                     await self._seat(formed)
                     made += 1
@@ -206,6 +242,9 @@ class PlayNow:
                     for player, blob in taken:
                         with contextlib.suppress(StorageUnavailable):
                             await self.queue.put(player, blob)
+                finally:
+                    with contextlib.suppress(StorageUnavailable):
+                        await self.queue.taken([player for player, _ in taken])
         if made:
             self.formed += made
             async with self.changed:
@@ -274,26 +313,12 @@ class PlayNow:
 
     async def _listen(self) -> None:
         """Tell this process's connections where the matchmaker seated them."""
-        while not self._closed:
-            pubsub = self.lobby.store.redis.pubsub()
-            try:
-                await pubsub.subscribe(self.queue.channel)
-                while not self._closed:
-                    msg = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                   timeout=1.0)
-                    if msg is None or msg.get("type") != "message":
-                        continue
-                    news = msgspec.msgpack.decode(msg["data"], type=Seated)
-                    if news.process != self.process:     # ours were delivered already
-                        await self.deliver(news)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("matchmaker news: %s; subscribing again", exc)
-                await asyncio.sleep(0.5)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+        async def heard(data: bytes) -> None:
+            news = msgspec.msgpack.decode(data, type=Seated)
+            if news.process != self.process:     # ours were delivered already
+                await self.deliver(news)
+        await listen(self.lobby.store.redis, self.queue.channel, heard, "matchmaker news",
+                     stop=lambda: self._closed)
 
     async def deliver(self, news: Seated) -> None:
         conns: Any = self.sessions.online.get(news.player, ())

@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 
+from server.store.base import time_public_calls
 from server.store.client import unavailable_on_error
 from server.store.keys import check_id, check_token_hash
 from server.store.store import Store
@@ -146,6 +148,11 @@ class AccountStore:
 
     # -- keys ------------------------------------------------------------------------
 
+
+    @property
+    def observe(self) -> Callable[[str, float, bool], None] | None:
+        """The store's observer (``/metrics``): these calls are the store's work too."""
+        return self.store.observe
     def account_key(self, key: str) -> str:
         return f"{self._tag}:a:{_digest(key)}"
 
@@ -311,3 +318,6 @@ class AccountStore:
         script = self._script("succeeded", SUCCEEDED)
         with unavailable_on_error("reset login attempts"):
             await script(keys=[self.fails_key("a", account), self.fails_key("ip", address)])
+
+
+time_public_calls(AccountStore)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import inspect
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
@@ -66,7 +69,8 @@ class StoreBase:
         self.sharded = sharded   # (SPUBLISH works on a single Redis >= 7 too)
         self.keys = Keys(prefix)
         #: Told of every public call: its method's name, seconds, and whether it succeeded
-        #: (``/metrics``: server/metrics.py; ``store.py`` times them). None: nobody listens.
+        #: (``/metrics``: server/metrics.py; ``time_public_calls`` times them). None:
+        #: nobody listens.
         self.observe: Callable[[str, float, bool], None] | None = None
         for part in reversed(type(self).__mro__):
             for name, source in vars(part).get("SCRIPTS", {}).items():
@@ -166,3 +170,39 @@ class StoreBase:
             return bool(await self.redis.ping())
         except Exception:
             return False
+
+
+#: Calls not timed: health probes (their time is not the store's work).
+_UNTIMED = frozenset({"ping", "answers_within", "rebind"})
+
+
+def _timed(name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """``method``, reporting its time and outcome to its object's ``observe`` (``/metrics``:
+    one clock read on each side of a network round trip; nothing when nobody observes)."""
+    @functools.wraps(method)
+    async def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        observe = self.observe
+        if observe is None:
+            return await method(self, *args, **kwargs)
+        start = time.perf_counter()
+        ok = True      # a refused commit (VersionConflict) is an answer, not a failure
+        try:
+            return await method(self, *args, **kwargs)
+        except StorageUnavailable:
+            ok = False
+            raise
+        finally:
+            observe(name, time.perf_counter() - start, ok)
+    return call
+
+
+def time_public_calls(cls: type) -> None:
+    """Time every public call of every part of ``cls`` once, here rather than in each part
+    (the wrapper lives beside ``_proven``, the other thing every store call passes
+    through, so following a call leads to one file, not two). ``cls`` has an ``observe``
+    like ``StoreBase``'s: the ``Store``, and the players' stores kept beside it."""
+    for name in dir(cls):
+        method = getattr(cls, name)
+        if (not name.startswith("_") and name not in _UNTIMED
+                and inspect.iscoroutinefunction(method)):
+            setattr(cls, name, _timed(name, method))

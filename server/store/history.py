@@ -35,7 +35,7 @@ from redis.exceptions import WatchError
 from protocol import TableOptions
 from protocol.fields import MatchResult
 
-from .base import _blob, _text
+from .base import _blob, _text, time_public_calls
 from .client import unavailable_on_error
 from .store import Store
 
@@ -109,6 +109,11 @@ class HistoryStore:
 
     # ------------------------------------------------------------------ keys
 
+
+    @property
+    def observe(self) -> Callable[[str, float, bool], None] | None:
+        """The store's observer (``/metrics``): these calls are the store's work too."""
+        return self.store.observe
     def _match(self, match_id: str) -> str:
         return f"{self._base}:m:{match_id}"
 
@@ -349,3 +354,6 @@ def _with_ratings(m: StoredMatch, rated: dict[str, tuple[Pair, Pair]]) -> Stored
             s = msgspec.structs.replace(s, before=StoredRating(*b), after=StoredRating(*a))
         seats.append(s)
     return msgspec.structs.replace(m, seats=seats)
+
+
+time_public_calls(HistoryStore)

@@ -14,14 +14,7 @@ each:
 
 from __future__ import annotations
 
-import functools
-import inspect
-import time
-from collections.abc import Awaitable, Callable
-from typing import Any
-
-from server.store.base import NO_ANSWER, PROBE_S
-from server.store.errors import StorageUnavailable
+from server.store.base import NO_ANSWER, PROBE_S, time_public_calls
 from server.store.leases import LeaseStore
 from server.store.records import RecordStore
 from server.store.sessions import SessionStore
@@ -47,33 +40,4 @@ class Store(TableStore, LeaseStore, RecordStore, SessionStore):
     """
 
 
-#: Calls not timed: health probes (their time is not the store's work).
-_UNTIMED = frozenset({"ping", "answers_within", "rebind"})
-
-
-def _timed(name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-    """``method``, reporting its time and outcome to ``Store.observe`` (``/metrics``: one
-    clock read on each side of a network round trip; nothing when nobody observes)."""
-    @functools.wraps(method)
-    async def call(self: Store, *args: Any, **kwargs: Any) -> Any:
-        observe = self.observe
-        if observe is None:
-            return await method(self, *args, **kwargs)
-        start = time.perf_counter()
-        ok = True      # a refused commit (VersionConflict) is an answer, not a failure
-        try:
-            return await method(self, *args, **kwargs)
-        except StorageUnavailable:
-            ok = False
-            raise
-        finally:
-            observe(name, time.perf_counter() - start, ok)
-    return call
-
-
-# Every public call of every part, timed once here rather than in each part.
-for _name in dir(Store):
-    _method = getattr(Store, _name)
-    if (not _name.startswith("_") and _name not in _UNTIMED
-            and inspect.iscoroutinefunction(_method)):
-        setattr(Store, _name, _timed(_name, _method))
+time_public_calls(Store)

@@ -143,6 +143,7 @@ class TableStore(StoreBase):
         record_match: int | None = None,
         info: bytes | None = None,
         publish: bytes | None = None,
+        nonce: bytes | None = None,
     ) -> int:
         """Atomically replace the doc, bump the version and append ``log``; one round trip.
 
@@ -159,34 +160,11 @@ class TableStore(StoreBase):
         player's last ``replies_kept`` replies at this table; ``record`` (a finished match's
         record) is stored to outlive the table, as its latest record and, with
         ``record_match``, as that match's own; ``ttl_s`` renews the table keys' lifetime.
-        """
-        return await self._commit_with_nonce(
-            table_id, expected_version, doc, log, log_max, _nonce(), delta=delta, ttl_s=ttl_s,
-            reply=reply, replies_kept=replies_kept, replies_ttl_s=replies_ttl_s,
-            record=record, record_ttl_s=record_ttl_s, record_match=record_match, info=info,
-            publish=publish,
-        )
 
-    async def _commit_with_nonce(
-        self,
-        table_id: str,
-        expected_version: int,
-        doc: bytes,
-        log: Sequence[tuple[int, bytes]],
-        log_max: int,
-        nonce: bytes,
-        *,
-        delta: bool = False,
-        ttl_s: int = 0,
-        reply: tuple[str, bytes] | None = None,
-        replies_kept: int = 64,
-        replies_ttl_s: int = 86400,
-        record: bytes | None = None,
-        record_ttl_s: int = 0,
-        record_match: int | None = None,
-        info: bytes | None = None,
-        publish: bytes | None = None,
-    ) -> int:
+        ``nonce`` marks this call (a fresh one by default): a second delivery of the script
+        with the same nonce, as redis-py's retry after a lost reply, reports the version it
+        made instead of a conflict.
+        """
         if log_max < 1:
             raise ValueError("log_max must be at least 1")
         entries = [encode_log_entry(seq, payload) for seq, payload in log]
@@ -197,7 +175,7 @@ class TableStore(StoreBase):
             record_keys.append(keys.record(table_id, record_match))
         call_keys = [keys.doc(table_id), keys.log(table_id), replies_key,
                      keys.events(table_id), keys.deltas(table_id), *record_keys]
-        args = [int(expected_version), doc, nonce, int(log_max), int(ttl_s),
+        args = [int(expected_version), doc, nonce or _nonce(), int(log_max), int(ttl_s),
                 reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
                 record if record is not None else b"", int(record_ttl_s),
                 info if info is not None else b"",

@@ -86,12 +86,14 @@ class Table(Attending):
         self.closed = False
         #: The spectator count the last ``table_changed`` told (-1: none yet).
         self.announced = -1
+        self.spectators_changed = asyncio.Event()
         self._closing = asyncio.Event()
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
         self.clock.note_turn()
-        #: Called once a commit of this process ends a match (issue 27: history, ratings).
-        self.on_finish: Callable[[Table], None] | None = None
+        #: Called with the table and the match when a commit of this process ends a match,
+        #: or begins one after a finished match (issue 27: history, ratings).
+        self.on_finish: Callable[[TableState, Match | None], None] | None = None
 
     # ------------------------------------------------------------------ what it is now
 
@@ -118,15 +120,18 @@ class Table(Attending):
     # ------------------------------------------------------------------ its tasks
 
     async def run(self) -> None:
-        """The table's clock and follower, in one scope that ends when the table closes
-        (a failure of either ends both, and the supervisor starts the scope again)."""
+        """The table's clock, follower and spectator news, in one scope that ends when the
+        table closes (a failure of one ends all, and the supervisor starts the scope
+        again)."""
         logs.bind(table=self.id)      # its lines name it (--log-format json)
         async with asyncio.TaskGroup() as tasks:
             clock = tasks.create_task(self.clock.run(), name=f"table {self.id} clock")
             follower = tasks.create_task(self.follower.run(), name=f"table {self.id} follower")
+            told = tasks.create_task(self.tell_spectators(), name=f"table {self.id} spectators")
             await self._closing.wait()
             clock.cancel()
             follower.cancel()
+            told.cancel()
 
     def close(self, *, tell: bool = False) -> None:
         """The table leaves this process (swept, closed elsewhere, or shutting down): its
@@ -191,7 +196,7 @@ class Table(Attending):
         if self.closed:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, "this table has been closed")
         for attempt in range(3):
-            state = self.state
+            state, before = self.state, self.match
             work = Work(state.copy(), self.match.clone() if self.match else None,
                         now=self.now(), watchers=self.presence.watchers(state), light=light)
             result = mutate(work)
@@ -219,8 +224,15 @@ class Table(Attending):
                 self.announced = change.spectators_told
             headed = self._answer(origin, result)
             self._show(change, skip=headed)
-            if change.finished and self.on_finish is not None:
-                self.on_finish(self)
+            if self.on_finish is not None:
+                if change.finished:
+                    self.on_finish(self.state, self.match)
+                elif before is not None and before.over \
+                        and self.state.matches_started() != state.matches_started():
+                    # A rematch began after a match whose ending commit's process may have
+                    # stopped before keeping it (issue 27): keep it now (once; a no-op if
+                    # it was kept).
+                    self.on_finish(state, before)
             return result
         raise ServiceError(ErrorCode.CONFLICT, "the table kept changing while your command was "
                            "applied; nothing was applied, send it again with the same id")

@@ -35,6 +35,11 @@ log = logging.getLogger(__name__)
 #: Pauses between tries of a presence change that conflicted with the table's other
 #: commits (a busy table on another process): about 7 s in all.
 PRESENCE_RETRIES_S = (0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 1.0, 1.0)
+#: A table tells how many watch it at most this often (seconds): the first change at once,
+#: the changes of the pause that follows together at its end, and none if they cancel out.
+#: One client looping spectate/leave cost a commit and a frame to every viewer per command
+#: (issue 30); now a table commits its spectator news at most once a second, whoever loops.
+SPECTATORS_EVERY_S = 1.0
 
 
 class Attending:
@@ -54,6 +59,8 @@ class Attending:
     owned: bool
     closed: bool
     announced: int
+    #: Set when the spectator count may have changed (:meth:`tell_spectators` looks).
+    spectators_changed: asyncio.Event
 
     async def execute(self, mutate: Mutation, origin: None = None, *, force: bool = False,
                       light: bool = False) -> Result | None:
@@ -86,14 +93,25 @@ class Attending:
     async def announce_spectators(self) -> None:
         """How many watch is part of the table's news (``TableInfo.spectators``, people
         watching without a seat): a spectator's arrival or departure is announced to
-        everyone at the table and to the lobby (issue 31, item 8)."""
-        async with self.lock:
-            if self.closed or len(self.presence.watchers(self.replica.state)) == self.announced:
-                return
-            try:
-                await self.execute(lambda w: w.table_changed())
-            except AluetteError as exc:
-                log.warning("table %s: spectator count not announced: %s", self.replica.id, exc)
+        everyone at the table and to the lobby (issue 31, item 8), by
+        :meth:`tell_spectators`, at most once per :data:`SPECTATORS_EVERY_S`."""
+        self.spectators_changed.set()
+
+    async def tell_spectators(self) -> None:
+        """The spectator news of the table, a task of its scope (:meth:`.actor.Table.run`):
+        a commit when the count differs from the one last told, then a pause."""
+        while True:
+            await self.spectators_changed.wait()
+            self.spectators_changed.clear()
+            async with self.lock:
+                if not self.closed and \
+                        len(self.presence.watchers(self.replica.state)) != self.announced:
+                    try:
+                        await self.execute(lambda w: w.table_changed())
+                    except AluetteError as exc:
+                        log.warning("table %s: spectator count not announced: %s",
+                                    self.replica.id, exc)
+            await asyncio.sleep(SPECTATORS_EVERY_S)
 
     async def refresh_presence(self) -> None:
         """The other processes' presence counts, read from the store."""

@@ -163,6 +163,16 @@ def test_a_name_that_looks_like_a_placeholder_stays_a_name() -> None:
         == "The deal goes to {reason}: why; T scores 1."
 
 
+def test_a_placeholder_named_like_a_parameter_is_filled() -> None:
+    """``tr`` and ``tr_text`` take the key (and the style) positionally: a placeholder
+    called ``{code}``, ``{key}`` or ``{style}`` is the catalogue's, not theirs."""
+    from client_cli.i18n import tr, tr_text
+
+    assert tr("meta.private.code", code="AB12", key="k") == "private, join code AB12"
+    line = tr_text("meta.private.code", "bold", code="AB12", key="k", style="s")
+    assert line.plain == "private, join code AB12" and line.style == "bold"
+
+
 def test_the_deal_result_in_french(french: None) -> None:
     from .test_render_words import scored
 
@@ -187,6 +197,26 @@ def test_the_lobby_in_french(french: None) -> None:
     assert "2 spectateur(s)" in said and "(vous : place 1)" in said and "places :" in said
     assert "No tables" not in text(render.tables_table([], []))
     assert "Aucune table à rejoindre" in text(render.tables_table([], []))
+
+
+def test_how_many_contributed_agrees_with_its_number(french: None) -> None:
+    """R8a's count of contributions takes French's singular for one seat (it said
+    "1 places sur 4 ont contribué")."""
+    assert i18n.contributed(1) == "1 place sur 4 a contribué à la graine"
+    assert i18n.contributed(3) == "3 places sur 4 ont contribué à la graine"
+    i18n.set_language("en")
+    assert i18n.contributed(1) == "1 of 4 seats contributed to the seed"
+    assert i18n.contributed(2) == "2 of 4 seats contributed to the seed"
+
+
+def test_a_turn_the_timer_played_in_french(french: None) -> None:
+    from protocol import TurnTimedOut
+
+    model = model_at(0)
+    assert text(*render.event_lines(model, TurnTimedOut(seat=1))).strip() \
+        == "Le temps de Bo est écoulé : un robot a joué pour lui."
+    assert text(*render.event_lines(model, TurnTimedOut(seat=0))).strip() \
+        == "Votre temps est écoulé : un robot a joué pour vous."
 
 
 def test_signals_in_french(french: None) -> None:

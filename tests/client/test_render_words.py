@@ -28,6 +28,7 @@ from protocol import (
     TableOptions,
     TrickDone,
     TrickInfo,
+    TurnTimedOut,
 )
 from protocol.results import SeatRef
 from protocol.vocab import TableStatus
@@ -191,6 +192,20 @@ def test_dropped_player_is_given_the_grace_period() -> None:
     assert text(*lines).strip() == ("Bo lost the connection: if they are not back within "
                                     "1 minute 30 seconds, a bot plays for them until they "
                                     "return.")
+
+
+def test_a_turn_the_timer_played_is_said() -> None:
+    """``turn_timed_out`` (protocol 1.5): the browser says it, the terminal said nothing."""
+    model = model_at(0)
+    model.apply(TurnTimedOut(seat=1))
+    assert text(*render.event_lines(model, TurnTimedOut(seat=1))).strip() \
+        == "Time ran out for Bo: a bot played for them."
+    assert text(*render.event_lines(model, TurnTimedOut(seat=2))).strip() \
+        == "Time ran out for your partner Cy: a bot played for them."
+    assert text(*render.event_lines(model, TurnTimedOut(seat=0))).strip() \
+        == "Your time ran out: a bot played for you."
+    assert text(*render.event_lines(model_at(None), TurnTimedOut(seat=0))).strip() \
+        == "Time ran out for Ana: a bot played for them."
 
 
 def test_takeover_and_return_come_from_the_seat_info() -> None:

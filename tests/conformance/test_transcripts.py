@@ -64,6 +64,8 @@ ELSEWHERE = {
     "too_many_reviews": "tests/server/test_reviews.py::test_reviews_are_bounded_per_player",
     "too_many_marks": "tests/server/test_chat_marks_and_mutes.py::"
                       "test_chat_made_mostly_of_combining_marks_is_refused",
+    "being_matched": "tests/server/test_players_queue.py::"
+                     "test_a_seat_by_hand_while_the_matchmaker_takes_the_player_is_refused",
     "1001": "tests/server/test_promises.py::test_sigterm_close_code_is_the_documented_1001",
     "1013": "tests/server/test_abuse.py::test_connections_are_limited_per_address_hello_or_not",
     "4008": "tests/server/test_lifecycle.py::test_a_slow_reader_is_dropped_and_resumes_whole",

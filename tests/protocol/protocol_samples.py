@@ -430,6 +430,10 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("error_not_registered", "server",
          p.Error(id=5, code="not_registered",
                  message="this session is a guest's: register or log in first")),
+        ("error_being_matched", "server",
+         p.Error(id=6, code="being_matched",
+                 message="play now is seating you at a table this moment (its matched "
+                         "follows); nothing was changed")),
     ]
 
 

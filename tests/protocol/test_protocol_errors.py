@@ -182,6 +182,22 @@ def test_hello_name_is_cleaned_and_must_not_be_empty() -> None:
     assert fails(frame).code is ErrorCode.INVALID_FIELD
 
 
+def test_a_name_made_mostly_of_combining_marks_is_refused() -> None:
+    """Issue 30: "Zalgo" names draw over the lobby's other lines, like such chat text
+    (refused there as too_many_marks); any name field, hello's and create_table's alike.
+    Names written with marks (Devanagari, decomposed accents) stay welcome."""
+    zalgo = "A" + "\u0301\u0316\u0334" * 9
+    for frame in (
+            msgpack.packb({"type": "hello", "id": 1, "versions": [1], "name": zalgo}),
+            msgpack.packb({"type": "create_table", "id": 2, "name": zalgo})):
+        err = fails(frame)
+        assert err.code is ErrorCode.INVALID_FIELD
+        assert err.details == {"field": "$.name"}
+    for fine in ("नमस्ते", "Ame\u0301lie", "e\u0301"):
+        frame = msgpack.packb({"type": "hello", "id": 1, "versions": [1], "name": fine})
+        assert protocol.decode_client(frame).name == fine  # type: ignore[union-attr]
+
+
 def test_error_reply_echoes_id_and_code() -> None:
     exc = fails(with_(card="zz"))
     reply = protocol.decode_server(protocol.encode(protocol.error_reply(exc)))

@@ -193,6 +193,32 @@ async def test_the_sweep_keeps_a_match_its_ending_process_did_not(server, connec
     assert [m["table"] for m in (await clients[0].call("history"))["matches"]] == [table]
 
 
+async def test_a_rematch_keeps_the_match_its_ending_process_did_not(server, connect):
+    """The process whose commit ended a match stopped before keeping it, and the players
+    start a rematch before any sweep: the commit that begins match 2 keeps match 1 (its
+    history and its ratings), so no rated match is lost between two matches."""
+    clients = await registered(server, connect)
+    table = await four_humans(clients, rated=True)
+    held = server.hub.lobby.tables[table]
+    keep, held.on_finish = held.on_finish, None      # as if it stopped before keeping
+    ends = await asyncio.gather(*(autoplay(c, table, i) for i, c in enumerate(clients)))
+    assert (await clients[0].call("history"))["matches"] == []
+    held.on_finish = keep                           # another process goes on with the table
+    starts = [len(c.events) for c in clients]
+    for c in clients:
+        await c.call("rematch", table=table)
+    await clients[0].wait_event(lambda e: e["type"] == "hand_dealt", timeout=10)
+    async with asyncio.timeout(10):
+        await server.hub.players.wait_kept(1)
+    page = await clients[0].call("history")
+    assert [(m["table"], m["match"]) for m in page["matches"]] == [(table, 1)]
+    want = expected(ends[0]["result"])
+    for i in range(4):
+        after = page["matches"][0]["players"][i]["after"]
+        assert (after["mu"], after["sigma"]) == pytest.approx(want[i], abs=1e-4)
+    assert all(len(c.events) > s for c, s in zip(clients, starts, strict=True))
+
+
 async def test_a_rated_queue_with_hints_is_refused(server, connect):
     (ana,) = await registered(server, connect, ("Ana",))
     with pytest.raises(ServerError) as err:

@@ -231,3 +231,69 @@ async def test_the_matchmaker_never_seats_a_player_at_a_match_in_play(slow_bots_
     finally:
         for c in clients:
             await c.close()
+
+
+async def test_a_seat_by_hand_while_the_matchmaker_takes_the_player_is_refused(
+        slow_bots_server):
+    """Gap of issue 27 (nobody seated twice, across processes): the matchmaker has taken a
+    player's request (its script ran, the table is not made yet) when that player's
+    ``join`` or ``create_table`` arrives, on this process or another. The command is
+    refused with ``being_matched`` and changes nothing; once the matchmaker is done, a
+    seat by hand works again. The take is the matchmaker's own store script."""
+    from server.players.queue import MARK_S
+
+    srv = slow_bots_server
+    queue = srv.hub.queue.queue
+    ana, bo = await clients_of(srv, 2)
+    try:
+        waiting = (await bo.call("create_table"))["table"]
+        before = await bo.call("list_tables")
+        await ana.call("queue", options=FAST)
+        request = (await queue.all())[ana.welcome["player_id"]]
+        assert await queue.take([(ana.welcome["player_id"], request)], MARK_S)
+        for cmd, fields in (("join", {"table": waiting}), ("create_table", {})):
+            with pytest.raises(ServerError) as err:
+                await ana.call(cmd, **fields)
+            assert err.value.code == "being_matched", cmd
+        after = await bo.call("list_tables")
+        assert after["tables"] == before["tables"]          # nothing changed
+        await queue.taken([ana.welcome["player_id"]])
+        assert (await ana.call("join", table=waiting))["seat"] == 1
+    finally:
+        for c in (ana, bo):
+            await c.close()
+
+
+async def test_the_matchmaker_leaves_a_player_alone_while_they_take_a_seat_by_hand(
+        slow_bots_server, redis_client):
+    """The other order of the same race: a seat by hand is under way (its mark is in the
+    store) when four compatible requests are there: the matchmaker makes no table of them,
+    and the seat by hand, once done, takes its player out of the queue. A refused seat
+    (a full table) leaves no mark behind."""
+    from server.players.queue import MARK_S
+
+    srv = slow_bots_server
+    queue = srv.hub.queue.queue
+    clients = await clients_of(srv, 4)
+    ana = clients[0]
+    player = ana.welcome["player_id"]
+    try:
+        assert await queue.hold(player, MARK_S)       # what `join` does first
+        for c in clients:
+            await c.call("queue", options=FAST)
+        assert await srv.hub.queue.tick() == 0
+        assert len(await queue.all()) == 4 and not matched(ana)
+        await queue.release(player, seated=True)      # the join seated them
+        assert await srv.hub.queue.tick() == 0
+        assert sorted(await queue.all()) == sorted(c.welcome["player_id"] for c in clients[1:])
+        assert not any(matched(c) for c in clients)
+        clients += [await NetClient.open(f"ws://127.0.0.1:{srv.port}", f"F{i}")
+                    for i in range(4)]
+        full = await four_humans(clients[4:], start=False)
+        with pytest.raises(ServerError) as err:
+            await ana.call("join", table=full)
+        assert err.value.code == "table_full"
+        assert await redis_client.hlen(queue.joining) == 0
+    finally:
+        for c in clients:
+            await c.close()

@@ -79,12 +79,12 @@ async def test_retried_commit_recognises_its_own_success(store: Store) -> None:
     """A retry after a lost reply must not report a conflict nor apply twice."""
     await store.create_table("t1", b"v1")
     nonce = b"same-call-nonce"
-    first = await store._commit_with_nonce("t1", 1, b"v2", [(1, b"e")], 1000, nonce)
-    again = await store._commit_with_nonce("t1", 1, b"v2", [(1, b"e")], 1000, nonce)
+    first = await store.commit("t1", 1, b"v2", [(1, b"e")], nonce=nonce)
+    again = await store.commit("t1", 1, b"v2", [(1, b"e")], nonce=nonce)
     assert first == again == 2
     assert await store.read_log("t1", 0) == [(1, b"e")]
     with pytest.raises(VersionConflict):
-        await store._commit_with_nonce("t1", 1, b"other", [], 1000, b"another-call")
+        await store.commit("t1", 1, b"other", [], nonce=b"another-call")
     assert await store.load_table("t1") == (2, b"v2", [])
 
 

@@ -29,13 +29,17 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]
 
 
-async def http_get(port: int, path: str, headers: dict[str, str] | None = None,
-                   host: str | None = None) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP/1.1 GET on a fresh connection: status, headers (lower-cased), body."""
+async def raw_http(port: int, request_line: str, host: str | None = None,
+                   extra: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 request, its first line as given, on a fresh connection to the server on
+    127.0.0.1:``port`` (``host``: the ``Host`` header, none when None): status, headers
+    (lower-cased), body."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    lines = [f"GET {path} HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}",
-             "Connection: close"]
-    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    lines = [request_line]
+    if host is not None:
+        lines.append(f"Host: {host}")
+    lines.append("Connection: close")
+    lines += [f"{k}: {v}" for k, v in (extra or {}).items()]
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
     await writer.drain()
     raw = await asyncio.wait_for(reader.read(), 10)
@@ -47,6 +51,12 @@ async def http_get(port: int, path: str, headers: dict[str, str] | None = None,
         name, _, value = line.partition(":")
         parsed[name.strip().lower()] = value.strip()
     return int(status_line.split()[1]), parsed, body
+
+
+async def http_get(port: int, path: str, headers: dict[str, str] | None = None,
+                   host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One GET of ``path`` (``Host`` the server's address unless ``host`` is given)."""
+    return await raw_http(port, f"GET {path} HTTP/1.1", host or f"127.0.0.1:{port}", headers)
 
 
 @pytest.fixture

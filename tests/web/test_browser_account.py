@@ -78,3 +78,62 @@ async def test_sign_up_log_out_log_back_in(browser, server_proc) -> None:
         assert other.welcome["name"] == "Ana Web"
     finally:
         await other.close()
+
+
+async def test_own_profile_changes_the_password_and_logs_out_everywhere(browser,
+                                                                      server_proc) -> None:
+    """Issue 27, item 1, in the browser as the terminal has it: on your own profile page,
+    change the password (your other devices' sessions end) and log out everywhere."""
+    await server_proc()
+    base = f"http://127.0.0.1:{server_proc.port}"
+    new = "another long secret"
+    ana = await Player.open(browser, base, "Ana")
+    await ana.goto(base + "/")
+    await ana.page.click("#signup-open")
+    await ana.page.fill("#account-user", "Ana Web")
+    await ana.page.fill("#account-password", PASSWORD)
+    await ana.page.click("#account-submit")
+    await signed_in_as(ana, "Ana Web")
+    laptop = await Player.open(browser, base, "Laptop")
+    await laptop.goto(base + "/")
+    await laptop.page.click("#login-open")
+    await laptop.page.fill("#account-user", "ana web")
+    await laptop.page.fill("#account-password", PASSWORD)
+    await laptop.page.click("#account-submit")
+    await signed_in_as(laptop, "Ana Web")
+
+    # Someone else's profile has no settings; your own has them.
+    await ana.page.click("#my-profile")
+    await ana.page.wait_for_selector("#account-settings:not([hidden])", timeout=WAIT_MS)
+    page = ana.page
+    await page.fill("#password-old", "not the password")
+    await page.fill("#password-new", new)
+    await page.click("#password-submit")
+    await page.wait_for_selector("#account-settings-note:has-text('Wrong name or password')",
+                                 timeout=WAIT_MS)
+    await page.fill("#password-old", PASSWORD)
+    await page.fill("#password-new", new)
+    await page.click("#password-submit")
+    await page.wait_for_selector(
+        "#account-settings-note:has-text('Your other sessions were ended: 1')", timeout=WAIT_MS)
+    assert await page.input_value("#password-old") == ""
+    assert await page.input_value("#password-new") == ""
+    # The laptop's session is over: it plays as a guest now.
+    await laptop.page.wait_for_selector("#login-open", state="visible", timeout=WAIT_MS)
+    assert (await stored(laptop)).get("account") is None
+
+    # Log out everywhere: this page too is a guest's, and its settings are gone.
+    await page.click("#logout-all")
+    await page.wait_for_selector("#login-open", state="visible", timeout=WAIT_MS)
+    await page.wait_for_selector("#account-settings", state="hidden", timeout=WAIT_MS)
+    assert (await stored(ana))["account"] is None
+    # The new password is the one that works.
+    await page.click("#login-open")
+    await page.fill("#account-user", "Ana Web")
+    await page.fill("#account-password", new)
+    await page.click("#account-submit")
+    await signed_in_as(ana, "Ana Web")
+    for p in (ana, laptop):
+        kept = json.dumps(await stored(p))
+        assert PASSWORD not in kept and new not in kept
+        assert p.csp_or_script_errors() == []

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgpack
+
 from tests.server.netclient import NetClient
 from tests.server.players import autoplay, four_humans
 
@@ -73,3 +75,61 @@ async def test_a_profile_page_shows_the_rating_and_a_rated_badge_in_the_lobby(
     finally:
         for c in clients:
             await c.close()
+
+
+async def test_a_matched_that_overtakes_the_queue_answer_leaves_no_wait(
+        browser: Any, running_with: Any) -> None:
+    """The fourth request makes the table at once; with two processes the matchmaker's
+    ``matched`` can reach the page before the answer to its ``queue``. The page is then at
+    its table, and the late answer must not start a wait (a ticker, a wait kept for a
+    reload). The page's socket is routed so the answer comes just after ``matched``."""
+    async with running_with(queue_tick_s=0.05) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        others = [await NetClient.open(url, n) for n in ("Bo", "Cy", "Di")]
+        try:
+            for c in others:
+                await c.call("queue", rated=False, options={})
+            base = f"http://127.0.0.1:{srv.port}"
+            ana = await Player.open(browser, base, "Ana")
+            asked: dict[str, Any] = {"id": None, "answer": None, "matched": False}
+
+            async def route(page_ws: Any) -> None:
+                server_ws = page_ws.connect_to_server()
+
+                def up(frame: str | bytes) -> None:
+                    if isinstance(frame, bytes):
+                        cmd = msgpack.unpackb(frame)
+                        if isinstance(cmd, dict) and cmd.get("type") == "queue":
+                            asked["id"] = cmd.get("id")
+                    server_ws.send(frame)
+
+                def down(frame: str | bytes) -> None:
+                    msg = msgpack.unpackb(frame) if isinstance(frame, bytes) else {}
+                    if (msg.get("type") == "ok" and msg.get("id") == asked["id"]
+                            and not asked["matched"]):
+                        asked["answer"] = frame         # held until `matched` has passed
+                        return
+                    page_ws.send(frame)
+                    if msg.get("type") == "matched":
+                        asked["matched"] = True
+                        if asked["answer"] is not None:
+                            page_ws.send(asked["answer"])
+
+                page_ws.on_message(up)
+                server_ws.on_message(down)
+
+            await ana.page.route_web_socket("**/*", route)
+            await ana.goto(base + "/")
+            await ana.page.click("#play-now")
+            await ana.page.wait_for_url("**/t/*", timeout=WAIT_MS)
+            # The table's own frames come after the held answer: once the seats show, the
+            # answer has been handled.
+            await ana.page.wait_for_selector('.seat.me[data-seat]', timeout=WAIT_MS)
+            assert asked["matched"] and asked["answer"] is not None
+            assert await ana.page.locator("#play-now-cancel").is_hidden()
+            kept = await ana.page.evaluate("() => sessionStorage.getItem('aluette.queue.v1')")
+            assert kept is None
+            assert ana.csp_or_script_errors() == []
+        finally:
+            for c in others:
+                await c.close()

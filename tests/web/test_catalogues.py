@@ -48,6 +48,15 @@ def test_every_catalogue_has_englishs_keys_and_placeholders(code: str) -> None:
             assert "other" in value, key                 # CLDR: every language has "other"
 
 
+def test_a_placeholder_may_have_any_name() -> None:
+    """``locales.text``'s own parameters are positional-only: ``meta.private.code``'s
+    ``{code}`` (a private table's join code) is filled like any placeholder, not taken for
+    the language (it raised "multiple values for argument 'code'")."""
+    assert locales.text("fr", "meta.private.code", code="AB12") == "privée, code AB12"
+    assert locales.text("en", "meta.private.code", code="AB12", key="k") \
+        == "private, join code AB12"
+
+
 def js_keys() -> tuple[set[str], set[str]]:
     """Keys the browser asks for: literal keys, and patterns of keys built from a variable."""
     literal: set[str] = set()

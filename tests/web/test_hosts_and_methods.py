@@ -13,8 +13,6 @@ Real server on 127.0.0.1, raw HTTP on a socket (no mock of either).
 
 from __future__ import annotations
 
-import asyncio
-
 import msgpack
 import pytest
 from websockets.asyncio.client import connect
@@ -23,26 +21,7 @@ from websockets.exceptions import InvalidStatus
 import protocol
 from server.web import host_allowed, parse_hosts
 
-
-async def raw_http(port: int, request_line: str, host: str | None = None,
-                   extra: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    lines = [request_line]
-    if host is not None:
-        lines.append(f"Host: {host}")
-    lines.append("Connection: close")
-    lines += [f"{k}: {v}" for k, v in (extra or {}).items()]
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-    await writer.drain()
-    raw = await asyncio.wait_for(reader.read(), 10)
-    writer.close()
-    head, _, body = raw.partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    headers = {}
-    for line in header_lines:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    return int(status_line.split()[1]), headers, body
+from .conftest import raw_http
 
 
 async def _hello(port: int, host: str, origin: str | None) -> dict:

@@ -1,4 +1,5 @@
-// Accounts (protocol 1.5, issue 27): sign up, log in, log out, and the name shown.
+// Accounts (protocol 1.5, issue 27): sign up, log in, log out, and the name shown; on your
+// own profile page, change the password and log out everywhere.
 //
 // A guest who signs up keeps the session (its player id, seats and matches): `register`.
 // Logging in makes this page speak for the account from then on: `login` answers with this
@@ -70,24 +71,62 @@ async function submit(app) {
   app.render();
 }
 
-async function logout(app) {
+/** This page speaks for a guest again (its session was ended: the server closes this
+ *  connection with 4002, and the next hello is a new guest's). */
+function becomeGuest(app, status) {
   const conn = app.conn;
+  conn.session.token = null;
+  conn.account = null;
+  conn.name = app.guestName();
+  conn.session.name = conn.name;
+  conn.save();
+  app.setStatus(t(status));
+  app.render();
+}
+
+async function logout(app) {
   try {
-    await conn.call("logout");
+    await app.conn.call("logout");
   } catch (err) {
     if (err?.reply?.code !== "not_registered") {
       app.setLobbyNotice(err?.reply ? errorSentence(err.reply) : t("session.lost"));
       return;
     }
   }
-  // The server closes this connection (4002): the next hello is a new guest's.
-  conn.session.token = null;
-  conn.account = null;
-  conn.name = app.guestName();
-  conn.session.name = conn.name;
-  conn.save();
-  app.setStatus(t("account.logged_out"));
-  app.render();
+  becomeGuest(app, "account.logged_out");
+}
+
+function settingsNote(text) {
+  $("account-settings-note").textContent = text;
+}
+
+function failure(err) {
+  return err?.reply ? errorSentence(err.reply) : t("error.other", { message: String(err?.message ?? "") });
+}
+
+async function changePassword(app) {
+  const old = $("password-old").value;
+  const fresh = $("password-new").value;
+  if (!old || fresh.length < 8) return;
+  $("password-old").value = "";              // not kept in the page once sent
+  $("password-new").value = "";
+  try {
+    const done = await app.conn.call("change_password", { old_password: old, new_password: fresh });
+    settingsNote(t("account.passwd.done", { n: Number(done?.revoked) || 0 }));
+  } catch (err) {
+    settingsNote(failure(err));
+  }
+}
+
+async function logoutAll(app) {
+  try {
+    await app.conn.call("logout_all");
+  } catch (err) {
+    settingsNote(failure(err));
+    return;
+  }
+  settingsNote("");
+  becomeGuest(app, "account.logged_out_all");
 }
 
 export function setupAccount(app) {
@@ -99,6 +138,19 @@ export function setupAccount(app) {
     ev.preventDefault();
     submit(app);
   });
+  $("password-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    changePassword(app);
+  });
+  $("logout-all").addEventListener("click", () => logoutAll(app));
+}
+
+/** Whether the page shows the profile of the account this page speaks for. */
+function ownProfile(app) {
+  const account = app.conn?.account ?? null;
+  const name = app.route?.view === "profile" ? String(app.route.name ?? "") : null;
+  if (account === null || name === null) return false;
+  return name === app.conn.session.name || name.normalize("NFKC").toLowerCase() === account;
 }
 
 /** The top bar: the account's name and "Log out", or "Sign up" and "Log in". */
@@ -112,4 +164,10 @@ export function renderAccount(app) {
   $("signup-open").hidden = account !== null;
   $("login-open").hidden = account !== null;
   $("name-form").hidden = account !== null;   // an account's name is its own
+  const settings = $("account-settings");
+  const mine = ownProfile(app);
+  if (settings.hidden === mine) {
+    settings.hidden = !mine;
+    if (!mine) settingsNote("");
+  }
 }

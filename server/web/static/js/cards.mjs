@@ -99,7 +99,7 @@ export const ERROR_CODES = Object.freeze(["not_your_turn", "card_not_in_hand", "
   "too_many_tables", "too_many_reviews", "hints_off", "too_many_marks", "too_many_spectators", "rate_limited", "storage_unavailable",
   "internal_error", "shutting_down", "server_busy", "conflict", "bad_token", "unknown_type",
   "name_taken", "name_refused", "bad_credentials", "login_throttled", "already_registered",
-  "not_registered", "no_such_player"]);
+  "not_registered", "no_such_player", "being_matched"]);
 
 /** An error reply as one sentence; codes this client does not know read like internal_error. */
 export function errorSentence(reply) {

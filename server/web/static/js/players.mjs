@@ -9,8 +9,10 @@ const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------ play now
 
-/** Where our request stands: not queued, or waiting since `since` (performance.now()). */
-const queue = { waiting: false, rated: false, since: 0, timer: null, count: 0, known: [] };
+/** Where our request stands: not queued, or waiting since `since` (performance.now());
+ *  `seatings` counts the `matched` that seated us, so an answer overtaken by one is seen. */
+const queue = { waiting: false, rated: false, since: 0, timer: null, count: 0, known: [],
+  seatings: 0 };
 
 function waitedText() {
   const s = Math.floor((performance.now() - queue.since) / 1000);
@@ -65,8 +67,10 @@ export function setupPlayNow(app) {
   $("play-now-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const rated = $("play-now-rated").checked;
+    const seatedBefore = queue.seatings;
     const result = await app.act("queue", { rated, options: {} }, "lobby");
-    if (!result) return;
+    // No wait if our request made a table at once and `matched` overtook the answer.
+    if (!result || queue.seatings !== seatedBefore) return;
     queue.known = app.lobby.seats.map((seat) => String(seat?.table));
     queue.count = Number.isSafeInteger(result.waiting) ? result.waiting : 1;
     startWaiting(rated, performance.now());
@@ -83,6 +87,7 @@ export function setupPlayNow(app) {
 
 /** `matched`: the matchmaker seated us; the table is the page now. */
 export function onMatched(app, matched) {
+  queue.seatings += 1;
   stopWaiting();
   renderPlayNow();
   app.setStatus(t(matched.rated ? "playnow.seated.rated" : "playnow.seated",
