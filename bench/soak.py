@@ -146,7 +146,10 @@ class Peer:
             fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
             self.waiting[cid] = fut
             await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
-            reply = await asyncio.wait_for(fut, 60)
+            try:
+                reply = await asyncio.wait_for(fut, 60)
+            except TimeoutError:
+                raise TimeoutError(f"no reply to {kind}") from None
             # docs/PROTOCOL.md: `conflict` means nothing was applied (the table kept
             # changing under two processes); a client sends it again with the same id.
             if reply["type"] == "error" and reply["code"] == "conflict" and attempt < 3:
@@ -160,16 +163,22 @@ class Peer:
     async def wait_for(self, kind: str, table: str, after: int = 0) -> int:
         """Index in ``events`` of the first ``kind`` event of ``table`` at or after ``after``
         (:data:`WAIT_S` at most)."""
-        async with asyncio.timeout(WAIT_S):
-            while True:
-                for i in range(after, len(self.events)):
-                    e = self.events[i]
-                    if e["table"] == table and e["event"]["type"] == kind:
-                        return i
-                if self.reader.done():
-                    raise ConnectionError("closed")
-                self.changed.clear()
-                await self.changed.wait()
+        try:
+            async with asyncio.timeout(WAIT_S):
+                return await self._wait_for(kind, table, after)
+        except TimeoutError:
+            raise TimeoutError(f"no {kind} event") from None
+
+    async def _wait_for(self, kind: str, table: str, after: int) -> int:
+        while True:
+            for i in range(after, len(self.events)):
+                e = self.events[i]
+                if e["table"] == table and e["event"]["type"] == kind:
+                    return i
+            if self.reader.done():
+                raise ConnectionError("closed")
+            self.changed.clear()
+            await self.changed.wait()
 
     async def close(self) -> None:
         await self.ws.close()
@@ -217,7 +226,8 @@ class Soak:
         except Failed as exc:
             self.errors[exc.code] += 1
         except (ConnectionError, OSError, TimeoutError) as exc:
-            self.errors[f"{type(exc).__name__} ({kind}: {stage[-1]})"] += 1
+            what = f": {exc}" if isinstance(exc, TimeoutError) and str(exc) else ""
+            self.errors[f"{type(exc).__name__} ({kind}: {stage[-1]}{what})"] += 1
         finally:
             for p in peers:
                 with contextlib.suppress(Exception):
