@@ -24,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import protocol
 from protocol import CloseCode, CommandError, ErrorCode, ServiceError
@@ -86,7 +87,12 @@ class Table(Attending):
         self.closed = False
         #: The spectator count the last ``table_changed`` told (-1: none yet).
         self.announced = -1
-        self.spectators_changed = asyncio.Event()
+        self.spectators_next = 0.0
+        self.spectators_later = False
+        #: The scope of the table's tasks while it runs (:meth:`run`), and its short-lived
+        #: ones (:meth:`later`).
+        self._scope: asyncio.TaskGroup | None = None
+        self._later: set[asyncio.Task[None]] = set()
         self._closing = asyncio.Event()
         self.follower = Follower(self.replica, self.lock, membership, show=self._show_heard,
                                  now=clock)
@@ -120,18 +126,33 @@ class Table(Attending):
     # ------------------------------------------------------------------ its tasks
 
     async def run(self) -> None:
-        """The table's clock, follower and spectator news, in one scope that ends when the
-        table closes (a failure of one ends all, and the supervisor starts the scope
-        again)."""
+        """The table's clock and follower (and its short-lived tasks: :meth:`later`), in one
+        scope that ends when the table closes (a failure of one ends all, and the
+        supervisor starts the scope again)."""
         logs.bind(table=self.id)      # its lines name it (--log-format json)
         async with asyncio.TaskGroup() as tasks:
             clock = tasks.create_task(self.clock.run(), name=f"table {self.id} clock")
             follower = tasks.create_task(self.follower.run(), name=f"table {self.id} follower")
-            told = tasks.create_task(self.tell_spectators(), name=f"table {self.id} spectators")
-            await self._closing.wait()
-            clock.cancel()
-            follower.cancel()
-            told.cancel()
+            self._scope = tasks
+            try:
+                await self._closing.wait()
+            finally:
+                self._scope = None
+                clock.cancel()
+                follower.cancel()
+                for task in list(self._later):
+                    task.cancel()
+
+    def later(self, work: Coroutine[Any, Any, None], name: str) -> bool:
+        """Run ``work`` in the table's scope, cancelled when the table closes; False (and
+        ``work`` dropped) if the table is not running."""
+        if self._scope is None:
+            work.close()
+            return False
+        task = self._scope.create_task(work, name=name)
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+        return True
 
     def close(self, *, tell: bool = False) -> None:
         """The table leaves this process (swept, closed elsewhere, or shutting down): its

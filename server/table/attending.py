@@ -14,7 +14,8 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import protocol
 from protocol import AluetteError
@@ -59,8 +60,10 @@ class Attending:
     owned: bool
     closed: bool
     announced: int
-    #: Set when the spectator count may have changed (:meth:`tell_spectators` looks).
-    spectators_changed: asyncio.Event
+    #: When the spectator count may next be told (the table's clock), and whether a later
+    #: look is already due then.
+    spectators_next: float
+    spectators_later: bool
 
     async def execute(self, mutate: Mutation, origin: None = None, *, force: bool = False,
                       light: bool = False) -> Result | None:
@@ -90,28 +93,40 @@ class Attending:
 
     # ------------------------------------------------------------------ presence
 
+    def later(self, work: Coroutine[Any, Any, None], name: str) -> bool:
+        """Run ``work`` in the table's task scope (:meth:`.actor.Table.later`)."""
+        raise NotImplementedError
+
     async def announce_spectators(self) -> None:
         """How many watch is part of the table's news (``TableInfo.spectators``, people
         watching without a seat): a spectator's arrival or departure is announced to
-        everyone at the table and to the lobby (issue 31, item 8), by
-        :meth:`tell_spectators`, at most once per :data:`SPECTATORS_EVERY_S`."""
-        self.spectators_changed.set()
+        everyone at the table and to the lobby (issue 31, item 8), at most once per
+        :data:`SPECTATORS_EVERY_S`: a change within the pause is looked at once, at its
+        end, in the table's scope (no task of its own while nobody comes and goes)."""
+        wait = self.spectators_next - self.now()
+        if wait <= 0:
+            await self._tell_spectators()
+        elif not self.spectators_later:
+            self.spectators_later = self.later(self._tell_spectators_after(wait),
+                                               f"table {self.replica.id} spectators")
 
-    async def tell_spectators(self) -> None:
-        """The spectator news of the table, a task of its scope (:meth:`.actor.Table.run`):
-        a commit when the count differs from the one last told, then a pause."""
-        while True:
-            await self.spectators_changed.wait()
-            self.spectators_changed.clear()
-            async with self.lock:
-                if not self.closed and \
-                        len(self.presence.watchers(self.replica.state)) != self.announced:
-                    try:
-                        await self.execute(lambda w: w.table_changed())
-                    except AluetteError as exc:
-                        log.warning("table %s: spectator count not announced: %s",
-                                    self.replica.id, exc)
-            await asyncio.sleep(SPECTATORS_EVERY_S)
+    async def _tell_spectators_after(self, wait: float) -> None:
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            self.spectators_later = False
+        await self._tell_spectators()
+
+    async def _tell_spectators(self) -> None:
+        """A commit telling the spectator count, if it differs from the one last told."""
+        async with self.lock:
+            if self.closed or len(self.presence.watchers(self.replica.state)) == self.announced:
+                return
+            self.spectators_next = self.now() + SPECTATORS_EVERY_S
+            try:
+                await self.execute(lambda w: w.table_changed())
+            except AluetteError as exc:
+                log.warning("table %s: spectator count not announced: %s", self.replica.id, exc)
 
     async def refresh_presence(self) -> None:
         """The other processes' presence counts, read from the store."""
