@@ -19,6 +19,14 @@ async def stored(p: Player) -> dict:
     return json.loads(raw or "{}")
 
 
+async def account_form(p: Player, which: str, name: str, password: str) -> None:
+    """Fill and send the top bar's form: ``which`` is ``signup`` or ``login``."""
+    await p.page.click(f"#{which}-open")
+    await p.page.fill("#account-user", name)
+    await p.page.fill("#account-password", password)
+    await p.page.click("#account-submit")
+
+
 async def signed_in_as(p: Player, name: str) -> None:
     await p.page.wait_for_selector(f"#account-name:has-text('{name}')", timeout=WAIT_MS)
     assert await p.page.locator("#logout").is_visible()
@@ -89,17 +97,11 @@ async def test_own_profile_changes_the_password_and_logs_out_everywhere(browser,
     new = "another long secret"
     ana = await Player.open(browser, base, "Ana")
     await ana.goto(base + "/")
-    await ana.page.click("#signup-open")
-    await ana.page.fill("#account-user", "Ana Web")
-    await ana.page.fill("#account-password", PASSWORD)
-    await ana.page.click("#account-submit")
+    await account_form(ana, "signup", "Ana Web", PASSWORD)
     await signed_in_as(ana, "Ana Web")
     laptop = await Player.open(browser, base, "Laptop")
     await laptop.goto(base + "/")
-    await laptop.page.click("#login-open")
-    await laptop.page.fill("#account-user", "ana web")
-    await laptop.page.fill("#account-password", PASSWORD)
-    await laptop.page.click("#account-submit")
+    await account_form(laptop, "login", "ana web", PASSWORD)
     await signed_in_as(laptop, "Ana Web")
 
     # Someone else's profile has no settings; your own has them.
@@ -128,10 +130,7 @@ async def test_own_profile_changes_the_password_and_logs_out_everywhere(browser,
     await page.wait_for_selector("#account-settings", state="hidden", timeout=WAIT_MS)
     assert (await stored(ana))["account"] is None
     # The new password is the one that works.
-    await page.click("#login-open")
-    await page.fill("#account-user", "Ana Web")
-    await page.fill("#account-password", new)
-    await page.click("#account-submit")
+    await account_form(ana, "login", "Ana Web", new)
     await signed_in_as(ana, "Ana Web")
     for p in (ana, laptop):
         kept = json.dumps(await stored(p))

@@ -26,6 +26,7 @@ from tests.client.conftest import BIN, TURN, Cli, _Log, cli_env
 from tests.server.netclient import NetClient
 
 from .test_browser import WAIT_MS, Player, next_turn, take_turn
+from .test_browser_account import account_form
 
 PASSWORD = "correct horse battery"
 #: docs/PROTOCOL.md, "Players": a rating's display is ``1500 + 59 * (mu - 25)``, rounded.
@@ -55,10 +56,7 @@ def terminal(tmp_path: Path) -> Iterator[Any]:
 
 async def sign_up_in_the_browser(p: Player, base: str) -> None:
     await p.goto(base + "/")
-    await p.page.click("#signup-open")
-    await p.page.fill("#account-user", p.name)
-    await p.page.fill("#account-password", PASSWORD)
-    await p.page.click("#account-submit")
+    await account_form(p, "signup", p.name, PASSWORD)
     await p.page.wait_for_selector(f"#account-name:has-text('{p.name}')", timeout=WAIT_MS)
 
 
