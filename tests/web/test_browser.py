@@ -78,6 +78,12 @@ STATE = """() => ({
   connection: document.body.dataset.connection,
 })"""
 
+#: True once the hand shown differs from `arg` (the hand before a play).
+HAND_IS_NOT = """(before) => {
+  const now = [...document.querySelectorAll('#hand [data-card]')].map((e) => e.dataset.card);
+  return now.length !== before.length || now.some((card, i) => card !== before[i]);
+}"""
+
 TURN_OR_OVER = ("() => document.body.classList.contains('my-turn') || "
                 "!document.getElementById('match-result').hidden")
 
@@ -220,9 +226,9 @@ async def take_turn(p: Player, plays: list[tuple[str, str]]) -> None:
             await page.click(f'#hand [data-card="{card}"]')
         plays.append((p.name, card))
         try:
-            await page.wait_for_function(
-                f"() => !document.querySelector('#hand [data-card=\"{card}\"]')",
-                timeout=WAIT_MS)
+            # The hand changed: the card left it, or (the deal's last card) the next deal
+            # came in the same render, and that deal may hold the same card again.
+            await page.wait_for_function(HAND_IS_NOT, arg=hand, timeout=WAIT_MS)
         except Exception as exc:
             raise AssertionError(f"{p.name} played {card}: still in hand; state "
                                  f"{await p.state()}; notice {await p.text('#table-notice')!r}; "
