@@ -25,12 +25,16 @@ Every ``--interval`` seconds it prints one JSON line: lifecycles done, per proce
 it holds by status (from ``GET /metrics``), the store's keys under the prefix and its
 memory (``INFO memory``), and errors by code. The last line is the verdict, over the
 samples taken while lifecycles ran, from ``--warmup`` of the run (10%) to its end: each
-process's RSS and tasks (the mean of the first tenth of those samples against the last
-tenth: under 5% growth, or for tasks at most 10 more) and their least-squares slope per
-1,000 lifecycles; the store's keys bounded (the last tenth's mean no higher than 1.05 times
-the highest of the middle third, or 200 keys above it; ``--retention`` sets how long
-records and sessions are kept); every table gone from both processes within 30 s of the
-end; and no error but those the run provokes (a turn that timed out is an error: every
+process's RSS (the mean of the first tenth of those samples against the last tenth: under
+5% growth) and its least-squares slope per 1,000 lifecycles; each process's tasks when no
+table is open, at the warm-up's end and after the run (``idle_tasks``: at most 5% or 3
+more), because while lifecycles run the count follows the tables open at each sample (a few
+tasks per table), which says nothing of growth: at the warm-up mark the lifecycles pause
+until every table is swept, one sample is taken, and they go on (the figures while open are
+printed too, ``tasks``); the store's keys bounded (the last tenth's mean no higher than
+1.05 times the highest of the middle third, or 200 keys above it; ``--retention`` sets how
+long records and sessions are kept); every table gone from both processes within 30 s of
+the end; and no error but those the run provokes (a turn that timed out is an error: every
 seat is a bot's or has no grace period, so none should).
 
 ``--plain N`` runs the first N processes with ``--full-gc 0 --malloc-trim 0`` (no full
@@ -362,7 +366,8 @@ def probes(paths: list[Path], warmup: float) -> list[list[dict[str, Any]]]:
 
 
 def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
-            drained: list[dict[str, Any]], warmup: float) -> dict[str, Any]:
+            drained: list[dict[str, Any]], warmup: float,
+            quiet: dict[str, Any] | None) -> dict[str, Any]:
     """RSS and tasks from ``warmup`` of the run to its end (while lifecycles ran), the
     store's keys bounded, every table gone once the run is over, no unexpected error."""
     active = [s for s in samples if s["active"]]
@@ -384,10 +389,15 @@ def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
     late_keys = growth(after, lambda s: s["store"]["keys"])["to"]
     keys_bounded = late_keys <= max(1.05 * max(middle), max(middle) + 200)
     other_errors = {k: v for k, v in soak.errors.items() if k not in PROVOKED}
-    # Tasks are a handful per open table: a few either way is not growth.
-    tasks_flat = all(t["growth_pct"] < 5 or t["to"] - t["from"] <= 10 for t in task_growth)
     left = [{"tables": p["tables"], "tasks": p["tasks"]} for p in drained[-1]["processes"]]
     clean = all(p["tables"] == 0 for p in left)
+    # Tasks compared with no table open (a few per open table otherwise): at the warm-up's
+    # end and after the run. A task left behind per lifecycle would be thousands more.
+    idle = [{"from": a["tasks"], "to": b["tasks"], "tables_then": a["tables"]}
+            for a, b in zip(quiet["processes"], drained[-1]["processes"], strict=True)] \
+        if quiet else []
+    tasks_flat = bool(idle) and all(
+        t["tables_then"] == 0 and t["to"] - t["from"] <= max(3, 0.05 * t["from"]) for t in idle)
     ok = (all(r["growth_pct"] < 5 for r in rss_growth) and tasks_flat and keys_bounded
           and clean and not other_errors and soak.done > 0)
     return {"verdict": "pass" if ok else "fail", "lifecycles": soak.done,
@@ -396,6 +406,7 @@ def verdict(samples: list[dict[str, Any]], soak: Soak, seconds: float,
             "seconds": round(seconds, 1),
             "lifecycles_per_s": round(soak.done / seconds, 2) if seconds else 0,
             "warmup": warmup, "rss_mib": rss_growth, "tasks": task_growth,
+            "idle_tasks": idle, "quiet_at_lifecycles": quiet["lifecycles"] if quiet else None,
             "per_1000_lifecycles": slopes,
             "store_keys": {"middle_max": max(middle), "end": late_keys,
                            "bounded": keys_bounded},
@@ -424,16 +435,58 @@ async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Re
             return soak.done + sum(soak.errors.values()) >= args.lifecycles
         return time.monotonic() - started >= args.seconds
 
+    def warmed_up() -> bool:
+        if args.lifecycles:
+            return soak.done + sum(soak.errors.values()) >= args.warmup * args.lifecycles
+        return time.monotonic() - started >= args.warmup * args.seconds
+
+    # The quiet point: once warmed up, the workers stop taking lifecycles; the last one to
+    # stop waits for every table to be swept, samples, and lets them all go on.
+    going = asyncio.Event()
+    going.set()
+    running, resting, settling = args.concurrency, 0, False
+    quiet: dict[str, Any] | None = None
+
+    async def drain() -> list[dict[str, Any]]:
+        """Samples once a second until no process holds a table (at most 30 s): every
+        table ends and is swept within seconds (--table-ttl 2, --waiting-ttl 3)."""
+        seen: list[dict[str, Any]] = []
+        for _ in range(30):
+            await asyncio.sleep(1)
+            await sample()
+            seen.append(samples[-1])
+            if all(p["tables"] == 0 for p in samples[-1]["processes"]):
+                break
+        return seen
+
+    async def settle() -> None:
+        nonlocal quiet, settling
+        if settling or going.is_set() or resting < running:
+            return
+        settling = True
+        quiet = (await drain())[-1]
+        going.set()
+
     async def worker() -> None:
-        while not finished() and not stop.is_set():
-            await soak.lifecycle()
+        nonlocal running, resting
+        try:
+            while not finished() and not stop.is_set():
+                if quiet is None and warmed_up():
+                    going.clear()
+                    resting += 1
+                    await settle()
+                    await going.wait()
+                await soak.lifecycle()
+        finally:
+            running -= 1
+            await settle()
 
     async def sample() -> None:
         for pid in soak.pids:                      # bench/memprobe.py writes a line
             os.kill(pid, signal.SIGUSR1)
         figures = [await scrape(u) for u in urls]
         line = {"t": round(time.monotonic() - started, 1), "lifecycles": soak.done,
-                "active": not finished(),
+                "active": not finished() and going.is_set(),
                 "processes": figures, "store": await store_figures(store, prefix),
                 "errors": dict(soak.errors)}
         samples.append(line)
@@ -452,15 +505,8 @@ async def soak_run(args: argparse.Namespace, urls: list[str], store: aioredis.Re
     seconds = time.monotonic() - started
     stop.set()
     await sampling
-    # Every table ends and is swept within seconds (--table-ttl 2, --waiting-ttl 3).
-    drained: list[dict[str, Any]] = []
-    for _ in range(30):
-        await asyncio.sleep(1)
-        await sample()
-        drained.append(samples[-1])
-        if all(p["tables"] == 0 for p in samples[-1]["processes"]):
-            break
-    return verdict(samples, soak, seconds, drained, args.warmup)
+    drained = await drain()
+    return verdict(samples, soak, seconds, drained, args.warmup, quiet)
 
 
 def start_server(url: str, prefix: str, port: int, log: Path, retention: float,
