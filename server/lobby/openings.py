@@ -54,28 +54,12 @@ class Openings:
         """Check the limits for one more open table of ``creator`` (from ``address``), then
         count it in flight until the block ends. ``new``: a new table also counts against
         the server's total (a rematch reopens a table that is already counted)."""
-        s = self.settings
-        try:
-            entries = await self.listing.entries()
-        except StorageUnavailable:
-            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
-                               "storage is unavailable; nothing was changed") from None
+        entries = await self._entries()
         if new and len(entries) + sum(self._creating.values()) + self._matching \
-                >= s.max_tables:
+                >= self.settings.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
                                "it can hold; join one or try later")
-        if (self._open_tables_of(creator, entries) + self._creating[creator]
-                >= s.max_tables_per_player):
-            who = "you already have" if new else "the table's creator already has"
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"{who} {s.max_tables_per_player} "
-                               "open tables; finish or leave one",
-                               details={"limit": s.max_tables_per_player})
-        if address is not None and (self._open_tables_from(address)
-                                    + self._creating_from[address]
-                                    >= s.max_tables_per_address):
-            whose = "your" if new else "the table's creator's"
-            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"too many open tables from {whose} "
-                               "address", details={"limit": s.max_tables_per_address})
+        self._check(creator, address, entries, mine=new)
         self._creating[creator] += 1
         if address is not None:
             self._creating_from[address] += 1
@@ -89,6 +73,39 @@ class Openings:
                 self._creating_from[address] -= 1
                 if self._creating_from[address] <= 0:
                     del self._creating_from[address]
+
+    async def room_for(self, player: str, address: str | None) -> None:
+        """Play now (issue 27): a request may make a table whose creator is ``player``
+        (the first request of the four, or a casual player's alone with bots), so it is
+        refused while ``player``, or ``address``, has as many open tables as allowed, as
+        ``create_table`` would be. Without it, one player asking, leaving and asking again
+        opened tables of bots without end."""
+        self._check(player, address, await self._entries(), mine=True)
+
+    async def _entries(self) -> dict[str, LobbyEntry]:
+        try:
+            return await self.listing.entries()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                               "storage is unavailable; nothing was changed") from None
+
+    def _check(self, creator: str, address: str | None, entries: dict[str, LobbyEntry], *,
+               mine: bool) -> None:
+        """The per-player and per-address limits on ``creator``'s open tables (``mine``:
+        the player asking is the creator; otherwise a rematch of someone else's table)."""
+        s = self.settings
+        if (self._open_tables_of(creator, entries) + self._creating[creator]
+                >= s.max_tables_per_player):
+            who = "you already have" if mine else "the table's creator already has"
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"{who} {s.max_tables_per_player} "
+                               "open tables; finish or leave one",
+                               details={"limit": s.max_tables_per_player})
+        if address is not None and (self._open_tables_from(address)
+                                    + self._creating_from[address]
+                                    >= s.max_tables_per_address):
+            whose = "your" if mine else "the table's creator's"
+            raise CommandError(ErrorCode.TOO_MANY_TABLES, f"too many open tables from {whose} "
+                               "address", details={"limit": s.max_tables_per_address})
 
     @contextlib.asynccontextmanager
     async def matching(self, wanted: int) -> AsyncIterator[int]:

@@ -122,6 +122,7 @@ class PlayNow:
         if cmd.rated and (account is None or client.bot):
             raise CommandError(ErrorCode.NOT_REGISTERED, "rated games are for registered "
                                "players: log in first (or ask for a casual game)")
+        await self.lobby.openings.room_for(player, client.address)
         mu, sigma = rating.default()
         if account is not None:
             mu, sigma = (await self.players.history.ratings([account])).get(account) \
@@ -331,6 +332,9 @@ class PlayNow:
         for conn in list(conns):
             if not isinstance(conn, Client) or not conn.open:
                 continue
+            if table.state.creator == news.player and conn.address:
+                # Its creator's address counts it, as if they had made it by hand.
+                self.lobby.openings.made_from(news.table, conn.address)
             conn.send(Send(protocol.encode(protocol.Matched(table=news.table, seat=news.seat,
                                                             rated=news.rated))))
             if conn not in table.viewers:

@@ -297,3 +297,46 @@ async def test_the_matchmaker_leaves_a_player_alone_while_they_take_a_seat_by_ha
     finally:
         for c in clients:
             await c.close()
+
+
+#: Bots slow enough that a match of bots is still playing when the test ends.
+SLOW_BOTS = {"deals": 5, "bot_delay_ms": 10_000}
+
+
+async def ask_and_walk_away(c: NetClient) -> str:
+    """Play now alone (casual, filled with bots after the wait), then leave the table: the
+    bots play on. Returns the table."""
+    await c.call("queue", options=SLOW_BOTS)
+    n = await wait_matched(c)
+    c.messages.clear()
+    await c.call("leave", table=n["table"])
+    return str(n["table"])
+
+
+@pytest.mark.parametrize("limit", ["max_tables_per_player", "max_tables_per_address"])
+async def test_play_now_counts_against_the_limits_on_open_tables(
+        redis_url, key_prefix, redis_client, limit):
+    """Found after issue 27: a player (or an address) asking for a game, leaving the table
+    of bots it made and asking again opened tables of bots without end; the tables play
+    now makes count against their first player's limits, as ``create_table``'s do (R5's
+    tables are the same whoever made them)."""
+    settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
+                               queue_bots_after_s=0.2, **{limit: 2})
+    async with running(settings) as srv:
+        clients = await clients_of(srv, 3, accounts=False)
+        # The same player twice, or (all from 127.0.0.1) a new player each time.
+        asking = [clients[0]] * 3 if limit == "max_tables_per_player" else clients
+        try:
+            made = [await ask_and_walk_away(c) for c in asking[:2]]
+            assert len(set(made)) == 2
+            statuses = {tid: e.status
+                        for tid, e in (await srv.hub.lobby.listing.entries(fresh=True)).items()}
+            assert [statuses[t] for t in made] == ["playing", "playing"]
+            with pytest.raises(ServerError) as err:
+                await asking[2].call("queue", options=SLOW_BOTS)
+            assert err.value.code == "too_many_tables"
+            assert err.value.reply["details"] == {"limit": 2}
+            assert await srv.hub.queue.queue.waiting() == 0     # nothing was queued
+        finally:
+            for c in clients:
+                await c.close()
