@@ -7,6 +7,7 @@ with a wide terminal. Every wait is an ``expect`` with a timeout, never a sleep.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
@@ -175,13 +176,22 @@ def spawn(tmp_path: Path) -> Iterator[Callable[..., Cli]]:
     """Start ``aluette ARGS`` in a pty, 60x200 unless ``size=(rows, cols)`` (TERM=dumb, no
     colour unless asked). Every client of one test shares one state directory, so a
     restarted client finds the session its predecessor remembered."""
+    with terminals(tmp_path, shared_state=True) as make:
+        yield make
+
+
+@contextlib.contextmanager
+def terminals(tmp_path: Path, *, shared_state: bool) -> Iterator[Callable[..., Cli]]:
+    """``make(*args)`` starts the real client in a pty; all of them are ended with the
+    block. ``shared_state``: one state directory for all (a restarted client finds its
+    session), else one each (different players on one machine)."""
     children: list[pexpect.spawn] = []
-    state = str(tmp_path / "state")
 
     def make(*args: str, term: str = "dumb", color: bool = False,
              size: tuple[int, int] = (60, 200)) -> Cli:
         rows, cols = size
-        env = cli_env(term, color, state)
+        state = tmp_path / ("state" if shared_state else f"state{len(children)}")
+        env = cli_env(term, color, str(state))
         env.update(LINES=str(rows), COLUMNS=str(cols))
         child = pexpect.spawn(str(BIN / "aluette"), list(args), env=env,
                               dimensions=(rows, cols), encoding="utf-8",
@@ -190,7 +200,9 @@ def spawn(tmp_path: Path) -> Iterator[Callable[..., Cli]]:
         children.append(child)
         return Cli(child)
 
-    yield make
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
+    try:
+        yield make
+    finally:
+        for child in children:
+            if child.isalive():
+                child.terminate(force=True)

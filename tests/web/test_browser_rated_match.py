@@ -18,11 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pexpect
 import pytest
 from openskill.models import PlackettLuce
 
-from tests.client.conftest import BIN, TURN, Cli, _Log, cli_env
+from tests.client.conftest import TURN, Cli, terminals
 from tests.server.netclient import NetClient
 
 from .test_browser import WAIT_MS, Player, next_turn, take_turn
@@ -37,21 +36,10 @@ pytestmark = pytest.mark.slow    # a whole five-deal match by hand: about a minu
 
 @pytest.fixture
 def terminal(tmp_path: Path) -> Iterator[Any]:
-    """``terminal(*args)``: the real client in a pty, its own state directory each."""
-    children: list[pexpect.spawn] = []
-
-    def make(*args: str) -> Cli:
-        env = cli_env("dumb", False, str(tmp_path / f"state{len(children)}"))
-        child = pexpect.spawn(str(BIN / "aluette"), list(args), env=env, dimensions=(60, 200),
-                              encoding="utf-8", codec_errors="replace", timeout=20)
-        child.logfile_read = _Log()
-        children.append(child)
-        return Cli(child)
-
-    yield make
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
+    """``terminal(*args)``: the real client in a pty, its own state directory each (four
+    players, not one player's restarts)."""
+    with terminals(tmp_path, shared_state=False) as make:
+        yield make
 
 
 async def sign_up_in_the_browser(p: Player, base: str) -> None:
@@ -119,10 +107,13 @@ async def test_two_browsers_and_two_terminals_play_a_rated_match_from_play_now(
     # makes the table at once (the matchmaker's `matched` may overtake the answer).
     await asyncio.gather(asyncio.to_thread(queue_in_the_terminal, cy),
                          asyncio.to_thread(queue_in_the_terminal, di))
+    # Ana sees herself waiting before Bo asks: once Bo's request seats all four, her
+    # wait is gone within milliseconds (and her page leaves the lobby).
     for p in pages:
         await p.page.check("#play-now-rated")
         await p.page.click("#play-now")
-    await ana.page.wait_for_selector("#play-now-wait:not([hidden])", timeout=WAIT_MS)
+        if p is ana:
+            await ana.page.wait_for_selector("#play-now-wait:not([hidden])", timeout=WAIT_MS)
     (cy_table, cy_seat), (di_table, di_seat) = await asyncio.gather(
         asyncio.to_thread(seated_in_the_terminal, cy),
         asyncio.to_thread(seated_in_the_terminal, di))
