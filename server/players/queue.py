@@ -329,12 +329,11 @@ class PlayNow:
             table = await self.lobby.registry.find(news.table)
         except protocol.AluetteError:
             return
-        for conn in list(conns):
-            if not isinstance(conn, Client) or not conn.open:
-                continue
-            if table.state.creator == news.player and conn.address:
-                # Its creator's address counts it, as if they had made it by hand.
-                self.lobby.openings.made_from(news.table, conn.address)
+        live = [c for c in conns if isinstance(c, Client) and c.open]
+        if live and table.state.creator == news.player:
+            # Its creator's address counts it, as if they had made it by hand (once).
+            self.lobby.openings.made_from(news.table, live[0].address)
+        for conn in live:
             conn.send(Send(protocol.encode(protocol.Matched(table=news.table, seat=news.seat,
                                                             rated=news.rated))))
             if conn not in table.viewers:

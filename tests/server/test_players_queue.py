@@ -318,8 +318,7 @@ async def test_play_now_counts_against_the_limits_on_open_tables(
         redis_url, key_prefix, redis_client, limit):
     """Found after issue 27: a player (or an address) asking for a game, leaving the table
     of bots it made and asking again opened tables of bots without end; the tables play
-    now makes count against their first player's limits, as ``create_table``'s do (R5's
-    tables are the same whoever made them)."""
+    now makes count against their first player's limits, as ``create_table``'s do."""
     settings = server_settings(redis_url, key_prefix, queue_tick_s=0.05,
                                queue_bots_after_s=0.2, **{limit: 2})
     async with running(settings) as srv:
