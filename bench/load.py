@@ -399,7 +399,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                                            echo.pid, args.idle))
         rss_idle = server_rss_kib(pids)
         r = redis.Redis.from_url(store.connection_url)
-        calls_before = sum(v["calls"] for v in r.info("commandstats").values())
+        stats_before = {k: v["calls"] for k, v in r.info("commandstats").items()}
+        calls_before = sum(stats_before.values())
         store_pid = int(r.info("server")["process_id"])
         cpu_before, store_cpu_before = cpu_seconds(pids), cpu_seconds([store_pid])
         conns = args.tables * (1 if args.bots else 4)
@@ -413,7 +414,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             time.sleep(args.tables / RAMP_TABLES_PER_S + 3)   # everyone connected
             rss_loaded = server_rss_kib(pids)
             results = pending.get(timeout=args.seconds + 600 + args.tables / RAMP_TABLES_PER_S)
-        calls = sum(v["calls"] for v in r.info("commandstats").values()) - calls_before
+        stats_after = {k: v["calls"] for k, v in r.info("commandstats").items()}
+        calls = sum(stats_after.values()) - calls_before
         server_cpu = cpu_seconds(pids) - cpu_before
         store_cpu = cpu_seconds([store_pid]) - store_cpu_before
         keeper_failures = (tmp / "server.log").read_text().count("cluster keeper failed")
@@ -461,6 +463,11 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             "loop_lag_ms": health.get("loop_lag_ms", {}),
             "rss_kib_per_connection": round((rss_loaded - rss_idle) / max(1, conns), 1),
             "redis_calls_per_command": round(calls / max(1, commands), 2),
+            # Which store commands those were, per accepted command (the top ten).
+            "redis_calls_by_name": dict(sorted(
+                ((k.removeprefix("cmdstat_"),
+                  round((n - stats_before.get(k, 0)) / max(1, commands), 2))
+                 for k, n in stats_after.items()), key=lambda kv: -kv[1])[:10]),
             "server_cpu_ms_per_command": round(1000 * server_cpu / max(1, commands), 3),
             # Everything the server did over the run, shared out over the plays alone
             # (at full pace nine commands in ten are plays).

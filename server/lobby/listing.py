@@ -2,9 +2,12 @@
 
 Every commit that changes a table's description stores its lobby entry
 (:class:`~server.table.state.LobbyEntry`), so ``list_tables`` and the table limits see the
-tables of every process. One read of all entries serves every lobby request for
-:data:`LOBBY_CACHE_S` (at 500 tables, every ``create_table`` of a busy second read the whole
-lobby); this process's own tables overlay it at once.
+tables of every process. One read serves every lobby request for :data:`LOBBY_CACHE_S`
+(at 500 tables, every ``create_table`` of a busy second read the whole lobby); this
+process's own tables overlay it at once. A read takes only the entries that changed since
+the last one, which the store numbers (``TableStore.lobby_changes``): finished tables stay
+listed for an hour, and reading each of them every two seconds, in every process, cost
+more than the tables being played (issue 32).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from .watched import Watching
 
 #: How long a process reuses the lobby it read from the store, in seconds.
 LOBBY_CACHE_S = 2.0
+#: A process reads every table's entry at least this often, in seconds; in between, only
+#: the entries whose change the store numbered since its last read (issue 32).
+LOBBY_WHOLE_S = 60.0
 
 #: Lobby order: tables with free seats first, then matches being played, then the rest.
 _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
@@ -46,6 +52,10 @@ class Listing:
         self.watching = watching
         self._entries: dict[str, LobbyEntry] = {}
         self._entries_at = -1.0
+        #: The store's number of the last lobby change this process has read, and when it
+        #: last read every entry.
+        self._seq = -1
+        self._whole_at = -LOBBY_WHOLE_S
         self._reading: asyncio.Future[None] | None = None
         #: This process's tables' entries, made again only when the table changed.
         self._local: dict[str, tuple[int, object, LobbyEntry]] = {}
@@ -53,6 +63,17 @@ class Listing:
     async def entries(self, fresh: bool = False) -> dict[str, LobbyEntry]:
         """Every table's lobby entry, read at most every ``LOBBY_CACHE_S`` (``fresh``:
         now); this process's own tables overlay it at once."""
+        await self._refresh(fresh)
+        merged = dict(self._entries)
+        for table in self.registry.held():
+            if not table.closed:
+                merged[table.id] = self._local_entry(table)
+            else:
+                merged.pop(table.id, None)
+        return merged
+
+    async def _refresh(self, fresh: bool = False) -> None:
+        """Read the store's lobby if the last read is older than ``LOBBY_CACHE_S``."""
         if fresh or time.monotonic() - self._entries_at > LOBBY_CACHE_S:
             # One read at a time: commands that arrive while it is under way share it.
             if self._reading is None:
@@ -66,13 +87,6 @@ class Listing:
             finally:
                 if reading.done() and self._reading is reading:
                     self._reading = None
-        merged = dict(self._entries)
-        for table in self.registry.held():
-            if not table.closed:
-                merged[table.id] = self._local_entry(table)
-            else:
-                merged.pop(table.id, None)
-        return merged
 
     async def resolve(self, ref: str, code: str | None) -> str:
         """The table a ``join`` or ``spectate`` names (1.5): its id, or a unique start of
@@ -82,6 +96,9 @@ class Listing:
         if self.registry.get(ref) is not None or len(ref) < MIN_PREFIX:
             return ref
         try:
+            await self._refresh()
+            if ref in self._entries:
+                return ref         # a whole id (every join but a short one's): no merge
             entries = await self.entries()
         except StorageUnavailable:
             return ref
@@ -112,15 +129,27 @@ class Listing:
         return entry
 
     async def _read(self) -> None:
+        """Read the entries that changed since the last read (issue 32), or every entry:
+        at the first read, when this process fell too far behind the changes kept, and
+        every ``LOBBY_WHOLE_S`` in case a change's note was lost."""
         started = time.monotonic()
-        ids = await self.store.table_ids()
-        raw = await self.store.lobby_infos(ids)
-        entries = {}
-        for tid, blob in raw.items():
-            entry = decode_lobby_entry(blob)
-            if entry is not None:
-                entries[tid] = entry
-        self._entries, self._entries_at = entries, started
+        whole = started - self._whole_at >= LOBBY_WHOLE_S
+        seq, changed = await self.store.lobby_changes(-1 if whole else self._seq)
+        if changed is None:
+            raw = await self.store.lobby_infos(await self.store.table_ids())
+            self._entries = {}
+            self._whole_at = started
+            changed = list(raw)
+        else:
+            raw = await self.store.lobby_infos(changed)
+        for tid in changed:
+            blob = raw.get(tid)
+            entry = decode_lobby_entry(blob) if blob else None
+            if entry is None:
+                self._entries.pop(tid, None)     # deleted, or expired
+            else:
+                self._entries[tid] = entry
+        self._seq, self._entries_at = seq, started
 
     async def page(self, player: str, cursor: str | None, limit: int | None,
                    only: TableFilter | None = None) -> TablesPage:

@@ -25,6 +25,10 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
                                            scored by when; the latest few, expires with
                                            the session (``list_tables``'s ``watching``)
 ``p:tables``                       set     ids of live tables
+``p:{lobby}:changes``              zset    table ids, scored by the number of their last
+                                           lobby change, the newest ``LOBBY_CHANGES_KEPT``
+``p:{lobby}:clock``                hash    ``seq`` (the last change's number),
+                                           ``trimmed`` (the newest number dropped)
 ``p:records``                      zset    record ids, score = expiry (unix s) or +inf
 =================================  ======  =============================================
 
@@ -74,6 +78,9 @@ class Keys:
         self.prefix = check_prefix(prefix)
         self.tables = f"{prefix}:tables"
         self.records = f"{prefix}:records"
+        #: What changed in the lobby, so that each process reads only that (issue 32).
+        self.lobby_changes = f"{prefix}:{{lobby}}:changes"
+        self.lobby_clock = f"{prefix}:{{lobby}}:clock"
 
     def table_tag(self, table_id: str) -> str:
         """The hash tag shared by all keys of one table."""

@@ -88,6 +88,47 @@ if ARGV[12] ~= '' then redis.call(ARGV[13], KEYS[4], ARGV[12]) end
 return {1, nv}
 """
 
+# KEYS: lobby changes zset, lobby clock hash. ARGV: table id, changes kept, ttl seconds.
+# Numbers one change of a table's lobby entry (its create, a new description, its delete):
+# the table is scored by the number, so the set holds each table once, at its last change.
+# Past ``changes kept`` the oldest are dropped and the clock's ``trimmed`` says up to where.
+# Returns the change's number.
+NOTE_LOBBY = """
+local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+redis.call('ZADD', KEYS[1], seq, ARGV[1])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if over > 0 then
+  local last = redis.call('ZRANGE', KEYS[1], over - 1, over - 1, 'WITHSCORES')
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1)
+  redis.call('HSET', KEYS[2], 'trimmed', last[2])
+end
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+return seq
+"""
+
+# KEYS: lobby changes zset, lobby clock hash. ARGV: the last change the reader has (-1:
+# none), the most ids it takes. Returns {seq, 1} when the reader must read every table
+# (it has nothing, changes it lacks were dropped, the clock is behind it as after a store
+# that lost its data, or more changed than it takes), else {seq, 0, id, id...}: the tables
+# whose entries changed after its last.
+LOBBY_CHANGES = """
+local clock = redis.call('HMGET', KEYS[2], 'seq', 'trimmed')
+local seq = tonumber(clock[1] or '0')
+local trimmed = tonumber(clock[2] or '0')
+local after = tonumber(ARGV[1])
+if after < 0 or after < trimmed or after > seq then return {seq, 1} end
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. after, '+inf', 'LIMIT', 0,
+                       tonumber(ARGV[2]) + 1)
+if #ids > tonumber(ARGV[2]) then return {seq, 1} end
+local out = {seq, 0}
+for i = 1, #ids do out[i + 2] = ids[i] end
+return out
+"""
+
 # KEYS: doc hash, deltas list. Returns {version, doc, {deltas...}} read together (the
 # document and the changes after it), or {} if there is no table.
 LOAD_TABLE = """

@@ -12,6 +12,7 @@ trimmed, ``read_log`` says so (``None``) and the caller sends a snapshot instead
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, NamedTuple
 
@@ -20,9 +21,18 @@ from redis.commands.core import AsyncScript
 from server.store import scripts
 from server.store.base import StoreBase, _blob, _nonce, _text
 from server.store.client import unavailable_on_error
-from server.store.errors import VersionConflict
+from server.store.errors import StorageUnavailable, VersionConflict
+
+log = logging.getLogger(__name__)
 
 _SEQ_BYTES = 8
+#: Lobby changes kept (one per table, at its last change): a process further behind than
+#: this reads the whole lobby once instead.
+LOBBY_CHANGES_KEPT = 100_000
+#: The most changed tables a process reads one by one; past it, it reads the whole lobby.
+LOBBY_CHANGES_READ = 5_000
+#: The lobby's change keys live this long after the last change.
+LOBBY_CHANGES_TTL_S = 7 * 24 * 3600
 _SEQ_MAX = (1 << 53) - 1  # Lua numbers are doubles: seqs above 2**53 would lose precision
 
 
@@ -63,11 +73,15 @@ class TableStore(StoreBase):
         "_commit": scripts.COMMIT,
         "_read_log": scripts.READ_LOG,
         "_load_table": scripts.LOAD_TABLE,
+        "_note_lobby": scripts.NOTE_LOBBY,
+        "_lobby_changes": scripts.LOBBY_CHANGES,
     }
     _create: AsyncScript
     _commit: AsyncScript
     _read_log: AsyncScript
     _load_table: AsyncScript
+    _note_lobby: AsyncScript
+    _lobby_changes: AsyncScript
 
     async def create_table(
         self,
@@ -106,6 +120,8 @@ class TableStore(StoreBase):
                                  args=[doc, nonce, int(ttl_s), info, *entries]))
         if not ok:
             raise VersionConflict(table_id, None, int(version))
+        if info:
+            await self._lobby_changed(table_id)
         return 1
 
     async def load_table(self, table_id: str) -> StoredTable | None:
@@ -189,6 +205,8 @@ class TableStore(StoreBase):
         if not ok:
             actual = int(version)
             raise VersionConflict(table_id, expected_version, None if actual < 0 else actual)
+        if info is not None:
+            await self._lobby_changed(table_id)
         return int(version)
 
     async def read_log(self, table_id: str, after_seq: int) -> list[tuple[int, bytes]] | None:
@@ -213,6 +231,38 @@ class TableStore(StoreBase):
             await self.redis.delete(keys.doc(table_id), keys.log(table_id),
                                     keys.deltas(table_id))
             await self.redis.srem(keys.tables, table_id)
+        await self._lobby_changed(table_id)
+
+    async def _lobby_changed(self, table_id: str) -> None:
+        """Number a change of ``table_id``'s lobby entry, after it is stored, so that the
+        other processes read that entry again, and only the entries that changed
+        (:meth:`lobby_changes`). Before, every process read every table's entry every two
+        seconds, finished ones included (issue 32): its cost grew with the tables kept,
+        not the tables played, and was paid once per process.
+
+        The change itself is stored by then, so a note that fails is logged, not raised:
+        the others see the entry at their next whole read (``LOBBY_WHOLE_S`` in
+        server/lobby/listing.py), a little late, never lost."""
+        keys = self.keys
+        try:
+            await self._proven(
+                "note a lobby change",
+                lambda: self._note_lobby(keys=[keys.lobby_changes, keys.lobby_clock],
+                                         args=[table_id, LOBBY_CHANGES_KEPT,
+                                               LOBBY_CHANGES_TTL_S]))
+        except StorageUnavailable as exc:
+            log.warning("table %s: its lobby change was not noted (%s)", table_id, exc)
+
+    async def lobby_changes(self, after: int) -> tuple[int, list[str] | None]:
+        """The lobby's last change number, and the tables whose entries changed after
+        change ``after`` (``None``: read every table; ``after`` -1 asks for that)."""
+        keys = self.keys
+        raw = await self._proven(
+            "read the lobby's changes",
+            lambda: self._lobby_changes(keys=[keys.lobby_changes, keys.lobby_clock],
+                                        args=[int(after), LOBBY_CHANGES_READ]))
+        seq, whole = int(raw[0]), int(raw[1])
+        return seq, None if whole else [_text(r) for r in raw[2:]]
 
     async def lobby_infos(self, table_ids: Sequence[str]) -> dict[str, bytes]:
         """Every listed table's lobby description, as its last commit stored it (one

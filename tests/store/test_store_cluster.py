@@ -110,6 +110,11 @@ async def test_every_table_key_and_script_works_on_three_masters(store: Store) -
         assert await store.load_record(tid) == b"rec"
     assert sorted(await store.table_ids()) == sorted(tables)
     assert await store.lobby_infos(tables) == {tid: b"i2" for tid in tables}
+    # issue 32: the lobby's changes, two keys of one slot, counted once per table
+    assert key_slot(store.keys.lobby_changes.encode()) == key_slot(
+        store.keys.lobby_clock.encode())
+    seq, changed = await store.lobby_changes(0)
+    assert seq == 2 * len(tables) and sorted(changed or []) == sorted(tables)
     # leases and presence
     assert await store.take_lease("t0", "proc-a", None, 60)
     assert not await store.take_lease("t0", "proc-b", None, 60)      # held

@@ -47,6 +47,9 @@ async def test_keys_carry_prefix_and_table_hash_tag(own_valkey: ValkeyServer) ->
             f"{prefix}:tables",
             f"{prefix}:records",
             f"{prefix}:{{pl:p1}}:session",
+            # issue 32: the lobby's changes (the delete of t-2 is one), one slot
+            f"{prefix}:{{lobby}}:changes",
+            f"{prefix}:{{lobby}}:clock",
         }
     finally:
         await client.aclose()

@@ -127,3 +127,50 @@ async def test_ids_that_would_break_the_hash_tag_are_refused(store: Store, bad: 
 def test_prefix_is_validated(redis_client: aioredis.Redis) -> None:
     with pytest.raises(ValueError):
         Store(redis_client, "bad{prefix}")
+
+
+async def test_lobby_changes_name_only_the_tables_whose_entry_changed(store: Store) -> None:
+    """Issue 32: a process reads again only the lobby entries that changed since its last
+    read: a create with an entry, a commit with a new one, a delete; a commit without a new
+    entry (a play) is not a lobby change."""
+    seq0, whole = await store.lobby_changes(-1)
+    assert whole is None                      # nothing read yet: read every table
+    await store.create_table("a", b"doc", info=b"ia")
+    await store.create_table("b", b"doc", info=b"ib")
+    await store.create_table("c", b"doc")     # no entry: not listed, not a change
+    seq1, changed = await store.lobby_changes(seq0)
+    assert (seq1, changed) == (seq0 + 2, ["a", "b"])
+    await store.commit("a", 1, b"doc2")                  # a play: no new entry
+    assert await store.lobby_changes(seq1) == (seq1, [])
+    await store.commit("b", 1, b"doc2", info=b"ib2")
+    await store.commit("b", 2, b"doc3", info=b"ib3")     # counted once, at its last change
+    await store.delete_table("a")
+    seq2, changed = await store.lobby_changes(seq1)
+    assert seq2 == seq1 + 3
+    assert sorted(changed or []) == ["a", "b"]
+    assert await store.lobby_infos(["a", "b"]) == {"b": b"ib3"}   # "a" is gone
+    assert await store.lobby_changes(seq2) == (seq2, [])
+
+
+async def test_a_reader_behind_the_changes_kept_or_ahead_of_the_store_reads_all(
+        store: Store, redis_client: aioredis.Redis,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the newest ``LOBBY_CHANGES_KEPT`` changes are kept (the keys also expire): a
+    reader that missed a dropped one, or whose number is past the store's (a store that
+    lost its data), is told to read every table instead of trusting a partial list."""
+    from server.store import tables
+    monkeypatch.setattr(tables, "LOBBY_CHANGES_KEPT", 3)
+    seq0, _ = await store.lobby_changes(-1)
+    for tid in ("a", "b", "c"):
+        await store.create_table(tid, b"doc", info=b"i")
+    seq1, changed = await store.lobby_changes(seq0)
+    assert changed == ["a", "b", "c"]
+    for tid in ("d", "e"):                    # "a" and "b" are dropped
+        await store.create_table(tid, b"doc", info=b"i")
+    assert await store.lobby_changes(seq1) == (seq1 + 2, ["d", "e"])
+    assert await store.lobby_changes(seq0) == (seq1 + 2, None)
+    assert await redis_client.zcard(store.keys.lobby_changes) == 3
+    assert await redis_client.ttl(store.keys.lobby_changes) > 0
+    assert await redis_client.ttl(store.keys.lobby_clock) > 0
+    await redis_client.delete(store.keys.lobby_changes, store.keys.lobby_clock)
+    assert await store.lobby_changes(seq1 + 2) == (0, None)
