@@ -32,15 +32,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
 from server.store import StorageUnavailable, Store
 from server.store.bus import sender_of
+from server.store.channels import Channels
 
 from .config import Settings
 from .supervisor import Supervisor
@@ -99,6 +101,11 @@ class ClusterStatus(TypedDict):
     events_heard: int
     event_gaps: int
     event_lag_ms: float
+
+
+def _table_of(channel: bytes) -> str:
+    """The table whose channel this is (``keys.events``: ``<prefix>:{t:<id>}:ev``)."""
+    return channel.decode().split("{t:", 1)[1].split("}", 1)[0]
 
 
 class Cluster:
@@ -197,71 +204,60 @@ class Cluster:
         self._changed.set()
 
     async def _bus(self, tables: Directory) -> None:
-        """Sharded pub/sub: one subscription per held table; on any trouble, subscribe
-        again and let every table catch up from its log (nothing is lost, only late)."""
+        """Sharded pub/sub: one subscription per held table, each caught up from its log
+        once it is in effect; on any trouble, connect again (nothing is lost, only late).
+        Messages are parsed and handed to their tables as they arrive (server/store/
+        channels.py), not read one ``get_message`` at a time (issue 32)."""
+        keys = self.store.keys
         while not self.closed:
-            pubsub = self.store.redis.pubsub()
             self._subscribed = set()
             try:
-                for tid in list(self._watch):
-                    await self._sub(pubsub, tid)
-                    self._catch_up(tables, tid)      # whatever was missed
-                self._changed.set()
-                while not self.closed:
-                    if self._changed.is_set():
-                        # Only when a table was watched or let go: at 1,000 tables these
-                        # set differences on every message were a real cost.
-                        self._changed.clear()
-                        for tid in self._watch - self._subscribed:
-                            await self._sub(pubsub, tid)
-                            # What the others published before this subscription took
-                            # effect was never heard here (a table made here that players
-                            # on another process joined at once): read it from the log.
-                            self._catch_up(tables, tid)
-                        for tid in self._subscribed - self._watch:
-                            await pubsub.sunsubscribe(self.store.keys.events(tid))
-                            self._subscribed.discard(tid)
-                    if not self._subscribed:
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(self._changed.wait(), 1.0)
-                        continue
-                    msg = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                   timeout=0.2)
-                    if msg is None or msg.get("type") not in ("message", "smessage"):
-                        continue
-                    self.messages += 1
-                    if sender_of(msg["data"]) == self.process:
-                        continue        # our own commit, already delivered here
-                    channel = msg["channel"].decode()
-                    tid = channel.split("{t:", 1)[1].split("}", 1)[0]
-                    self._deliver(tables, tid, msg["data"])
+                async with Channels(self.store.redis, functools.partial(self._heard, tables),
+                                    functools.partial(self._now_hearing, tables),
+                                    sharded=self.store.sharded) as channels:
+                    lost = asyncio.ensure_future(channels.lost())
+                    try:
+                        while not self.closed:
+                            # Only when a table was watched or let go: at 1,000 tables
+                            # set differences on every message were a real cost.
+                            self._changed.clear()
+                            new, gone = self._watch - self._subscribed, \
+                                self._subscribed - self._watch
+                            channels.subscribe(keys.events(t) for t in new)
+                            channels.unsubscribe(keys.events(t) for t in gone)
+                            self._subscribed = (self._subscribed | new) - gone
+                            changed = asyncio.ensure_future(self._changed.wait())
+                            await asyncio.wait((changed, lost),
+                                               return_when=asyncio.FIRST_COMPLETED)
+                            changed.cancel()
+                            if lost.done():
+                                lost.result()          # raises: connect again
+                    finally:
+                        lost.cancel()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 log.warning("event bus: %s; subscribing again", exc)
                 await asyncio.sleep(0.5)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
 
-    @staticmethod
-    def _deliver(tables: Directory, table_id: str, message: bytes) -> None:
-        """Hand a table another process's commit (no reference kept by the bus's loop)."""
-        table = tables.get(table_id)
+    def _heard(self, tables: Directory, channel: bytes, message: bytes) -> None:
+        """A message on a table's channel: another process's commit, for that table
+        (no reference to the table is kept: a swept table must be freed)."""
+        self.messages += 1
+        if sender_of(message) == self.process:
+            return            # our own commit, already delivered here
+        table = tables.get(_table_of(channel))
         if table is not None:
             table.hear(message)
 
     @staticmethod
-    def _catch_up(tables: Directory, table_id: str) -> None:
-        """Have a table read what it missed from its log. A method of its own so that the
-        bus's loop keeps no reference to the table (a swept table must be freed)."""
-        table = tables.get(table_id)
+    def _now_hearing(tables: Directory, channel: bytes) -> None:
+        """A subscription is in effect: what the others published before it was never
+        heard here (a table made here that players on another process joined at once),
+        so the table reads it from its log."""
+        table = tables.get(_table_of(channel))
         if table is not None:
             table.hear(None)
-
-    async def _sub(self, pubsub: Any, table_id: str) -> None:
-        await pubsub.ssubscribe(self.store.keys.events(table_id))
-        self._subscribed.add(table_id)
 
     # ------------------------------------------------------------------ leases
 
