@@ -6,11 +6,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from protocol import TableOptions
 from server.store import Store
 from server.store.history import HistoryStore, Retention, StoredMatch, StoredSeat, digest
 
 NOW = time.time()
+
+
+@pytest.fixture(autouse=True)
+def _now() -> None:
+    """The clock is read as each test starts: ``record`` trims by the real time, so a
+    base read when the module was collected (half an hour earlier in a whole run) put the
+    matches past their age before the test looked."""
+    global NOW
+    NOW = time.time()
 
 
 def m(i: int, at: float, *, private: bool = False) -> StoredMatch:
