@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -75,6 +76,12 @@ class StoreBase:
         for part in reversed(type(self).__mro__):
             for name, source in vars(part).get("SCRIPTS", {}).items():
                 setattr(self, name, redis.register_script(source))
+
+    @property
+    def one_node(self) -> bool:
+        """The store is one Redis (or Valkey), not a Cluster: a script may then reach keys
+        of several hash tags (the commit numbers its lobby change itself, issue 32)."""
+        return not isinstance(self.redis, RedisCluster)
 
     @property
     def prefix(self) -> str:

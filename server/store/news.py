@@ -42,4 +42,4 @@ async def listen(redis: aioredis.Redis, channel: str, heard: Callable[[bytes], A
             await asyncio.sleep(RESUBSCRIBE_S)
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]

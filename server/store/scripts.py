@@ -1,7 +1,8 @@
 """Lua scripts: each multi-key change is one script, so it is atomic and one round trip.
 
 Every script only touches keys of one hash tag (see ``keys.py``), so they also run on
-Redis Cluster. ``nonce`` fields make create/commit safe to retry: redis-py retries a
+Redis Cluster; COMMIT reaches the lobby's keys too only when the store is one node.
+``nonce`` fields make create/commit safe to retry: redis-py retries a
 command once after a connection error, and if the first attempt ran but its reply was
 lost, the retry finds its own nonce and reports success instead of a bogus conflict.
 """
@@ -27,13 +28,37 @@ end
 return {1, 1}
 """
 
+# Numbers one change of a table's lobby entry (its create, a new description, its delete):
+# the table is scored by the number, so the set holds each table once, at its last change.
+# Past ``kept`` the oldest are dropped and the clock's ``trimmed`` says up to where.
+# Returns the change's number. Shared by NOTE_LOBBY and, on a single node, COMMIT.
+_NOTE_LOBBY_FN = """
+local function note_lobby(changes, clock, id, kept, ttl)
+  local seq = redis.call('HINCRBY', clock, 'seq', 1)
+  redis.call('ZADD', changes, seq, id)
+  local over = redis.call('ZCARD', changes) - kept
+  if over > 0 then
+    local last = redis.call('ZRANGE', changes, over - 1, over - 1, 'WITHSCORES')
+    redis.call('ZREMRANGEBYRANK', changes, 0, over - 1)
+    redis.call('HSET', clock, 'trimmed', last[2])
+  end
+  if ttl > 0 then
+    redis.call('EXPIRE', changes, ttl)
+    redis.call('EXPIRE', clock, ttl)
+  end
+  return seq
+end
+"""
+
 # KEYS: doc hash, log list, replies list, events channel, deltas list, record strings...
 # (all of one table's hash tag; the channel is declared as a key so that a Redis Cluster
 # routes the sharded publish to the table's slot).
 # ARGV: expected version, doc or delta, nonce, log_max, ttl (0: none), reply entry ('' for
 #       none), replies kept, replies ttl, record ('' for none), record ttl (0: none),
 #       lobby info ('' for unchanged), event message ('' for none), 'publish' or
-#       'spublish', 'doc' or 'delta', entries...
+#       'spublish', 'doc' or 'delta', the table id to note as a lobby change ('' for
+#       none; else the last two KEYS are the lobby's changes zset and clock hash), lobby
+#       changes kept, their ttl, entries...
 # Returns {1, new version}, {0, current version} on conflict, {0, -1} if no table.
 # The reply and the record are written in the same script as the state they belong to, so
 # an acknowledged command always has its remembered reply, and a finished match always
@@ -41,7 +66,10 @@ return {1, 1}
 # other server processes in the same round trip (issue 11): one call per command.
 # A 'doc' commit writes the whole document and starts the deltas afresh; a 'delta' commit
 # appends what changed (issue 32): the table is its document followed by its deltas.
-COMMIT = """
+# On a single node a new lobby description is numbered in the same script (issue 32: a
+# second call cost 4% of a process at full pace); a Cluster keeps the lobby's keys in
+# another slot, so there the caller numbers it with NOTE_LOBBY after the commit.
+COMMIT = _NOTE_LOBBY_FN + """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'nonce')
 if not cur[1] then return {0, -1} end
 local v = tonumber(cur[1])
@@ -61,7 +89,7 @@ else
   redis.call('DEL', KEYS[5])
 end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'info', ARGV[11]) end
-for i = 15, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
+for i = 18, #ARGV, 1000 do  -- chunks: unpack() of thousands of values overflows Lua's stack
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
@@ -74,9 +102,11 @@ if ARGV[6] ~= '' then
   redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[7]) - 1)
   redis.call('EXPIRE', KEYS[3], tonumber(ARGV[8]))
 end
+local records = #KEYS
+if ARGV[15] ~= '' then records = records - 2 end
 if ARGV[9] ~= '' then
   local rttl = tonumber(ARGV[10])
-  for k = 6, #KEYS do
+  for k = 6, records do
     if rttl > 0 then
       redis.call('SET', KEYS[k], ARGV[9], 'EX', rttl)
     else
@@ -85,29 +115,15 @@ if ARGV[9] ~= '' then
   end
 end
 if ARGV[12] ~= '' then redis.call(ARGV[13], KEYS[4], ARGV[12]) end
+if ARGV[15] ~= '' then
+  note_lobby(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[15], tonumber(ARGV[16]), tonumber(ARGV[17]))
+end
 return {1, nv}
 """
 
 # KEYS: lobby changes zset, lobby clock hash. ARGV: table id, changes kept, ttl seconds.
-# Numbers one change of a table's lobby entry (its create, a new description, its delete):
-# the table is scored by the number, so the set holds each table once, at its last change.
-# Past ``changes kept`` the oldest are dropped and the clock's ``trimmed`` says up to where.
-# Returns the change's number.
-NOTE_LOBBY = """
-local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
-redis.call('ZADD', KEYS[1], seq, ARGV[1])
-local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
-if over > 0 then
-  local last = redis.call('ZRANGE', KEYS[1], over - 1, over - 1, 'WITHSCORES')
-  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1)
-  redis.call('HSET', KEYS[2], 'trimmed', last[2])
-end
-local ttl = tonumber(ARGV[3])
-if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
-end
-return seq
+NOTE_LOBBY = _NOTE_LOBBY_FN + """
+return note_lobby(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 """
 
 # KEYS: lobby changes zset, lobby clock hash. ARGV: the last change the reader has (-1:

@@ -191,12 +191,16 @@ class TableStore(StoreBase):
             record_keys.append(keys.record(table_id, record_match))
         call_keys = [keys.doc(table_id), keys.log(table_id), replies_key,
                      keys.events(table_id), keys.deltas(table_id), *record_keys]
+        note = info is not None and self.one_node
+        if note:      # the lobby change numbered in the same round trip
+            call_keys += [keys.lobby_changes, keys.lobby_clock]
         args = [int(expected_version), doc, nonce or _nonce(), int(log_max), int(ttl_s),
                 reply[1] if reply else b"", int(replies_kept), int(replies_ttl_s),
                 record if record is not None else b"", int(record_ttl_s),
                 info if info is not None else b"",
                 publish if publish is not None else b"",
                 "spublish" if self.sharded else "publish", "delta" if delta else "doc",
+                table_id if note else "", LOBBY_CHANGES_KEPT, LOBBY_CHANGES_TTL_S,
                 *entries]
         # The store must prove it is down before a player hears "storage unavailable"; a
         # second delivery of this call (same nonce) is recognised, never applied twice.
@@ -205,7 +209,7 @@ class TableStore(StoreBase):
         if not ok:
             actual = int(version)
             raise VersionConflict(table_id, expected_version, None if actual < 0 else actual)
-        if info is not None:
+        if info is not None and not note:
             await self._lobby_changed(table_id)
         return int(version)
 
