@@ -59,6 +59,9 @@ class Listing:
         self._reading: asyncio.Future[None] | None = None
         #: This process's tables' entries, made again only when the table changed.
         self._local: dict[str, tuple[int, object, LobbyEntry]] = {}
+        #: The store's open tables by creator, kept with ``_entries`` (the limits count
+        #: them at each new table: a merge of every entry cost O(tables) per create).
+        self._open_of: dict[str, set[str]] = {}
 
     async def entries(self, fresh: bool = False) -> dict[str, LobbyEntry]:
         """Every table's lobby entry, read at most every ``LOBBY_CACHE_S`` (``fresh``:
@@ -71,6 +74,38 @@ class Listing:
             else:
                 merged.pop(table.id, None)
         return merged
+
+    async def tally(self, creator: str, fresh: bool = False) -> tuple[int, int]:
+        """How many tables :meth:`entries` holds, and how many of them are ``creator``'s
+        open tables, counted without merging the lobby (issue 32: each new table checks
+        the limits, and a merge read every table kept for an hour)."""
+        await self._refresh(fresh)
+        total = len(self._entries)
+        mine = len(self._open_of.get(creator, ()))
+        for table in self.registry.held():       # overlaid as entries() does
+            stored = self._entries.get(table.id)
+            if stored is not None:
+                total -= 1
+                mine -= stored.open and stored.creator == creator
+            if not table.closed:
+                total += 1
+                state = table.state
+                mine += state.creator == creator and state.status in ("waiting", "playing")
+        return total, mine
+
+    def _keep(self, table_id: str, entry: LobbyEntry | None) -> None:
+        """Store ``entry`` as the table's (None: the table is gone), index included."""
+        old = self._entries.pop(table_id, None)
+        if old is not None and old.open:
+            theirs = self._open_of.get(old.creator)
+            if theirs is not None:
+                theirs.discard(table_id)
+                if not theirs:
+                    del self._open_of[old.creator]
+        if entry is not None:
+            self._entries[table_id] = entry
+            if entry.open:
+                self._open_of.setdefault(entry.creator, set()).add(table_id)
 
     async def _refresh(self, fresh: bool = False) -> None:
         """Read the store's lobby if the last read is older than ``LOBBY_CACHE_S``."""
@@ -137,18 +172,15 @@ class Listing:
         seq, changed = await self.store.lobby_changes(-1 if whole else self._seq)
         if changed is None:
             raw = await self.store.lobby_infos(await self.store.table_ids())
-            self._entries = {}
+            self._entries, self._open_of = {}, {}
             self._whole_at = started
             changed = list(raw)
         else:
             raw = await self.store.lobby_infos(changed)
         for tid in changed:
             blob = raw.get(tid)
-            entry = decode_lobby_entry(blob) if blob else None
-            if entry is None:
-                self._entries.pop(tid, None)     # deleted, or expired
-            else:
-                self._entries[tid] = entry
+            # None: deleted, or expired
+            self._keep(tid, decode_lobby_entry(blob) if blob else None)
         self._seq, self._entries_at = seq, started
 
     async def page(self, player: str, cursor: str | None, limit: int | None,

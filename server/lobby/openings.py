@@ -19,7 +19,6 @@ from server.store import StorageUnavailable
 
 from ..config import Settings
 from ..table import Table
-from ..table.state import LobbyEntry
 from .listing import Listing
 from .registry import Registry
 
@@ -40,9 +39,6 @@ class Openings:
     def forget(self, table_id: str) -> None:
         self._address_of.pop(table_id, None)
 
-    def _open_tables_of(self, player: str, entries: dict[str, LobbyEntry]) -> int:
-        return sum(1 for e in entries.values() if e.creator == player and e.open)
-
     def _open_tables_from(self, address: str) -> int:
         return sum(1 for tid, a in self._address_of.items() if a == address
                    and (t := self.registry.get(tid)) is not None
@@ -54,12 +50,12 @@ class Openings:
         """Check the limits for one more open table of ``creator`` (from ``address``), then
         count it in flight until the block ends. ``new``: a new table also counts against
         the server's total (a rematch reopens a table that is already counted)."""
-        entries = await self._entries()
-        if new and len(entries) + sum(self._creating.values()) + self._matching \
+        total, theirs = await self._tally(creator)
+        if new and total + sum(self._creating.values()) + self._matching \
                 >= self.settings.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
                                "it can hold; join one or try later")
-        self._check(creator, address, entries, mine=new)
+        self._check(creator, address, theirs, mine=new)
         self._creating[creator] += 1
         if address is not None:
             self._creating_from[address] += 1
@@ -80,21 +76,23 @@ class Openings:
         refused while ``player``, or ``address``, has as many open tables as allowed, as
         ``create_table`` would be. Without it, one player asking, leaving and asking again
         opened tables of bots without end."""
-        self._check(player, address, await self._entries(), mine=True)
+        self._check(player, address, (await self._tally(player))[1], mine=True)
 
-    async def _entries(self) -> dict[str, LobbyEntry]:
+    async def _tally(self, creator: str, fresh: bool = False) -> tuple[int, int]:
+        """The lobby's tables, and ``creator``'s open ones (``Listing.tally``)."""
         try:
-            return await self.listing.entries()
+            return await self.listing.tally(creator, fresh)
         except StorageUnavailable:
             raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
                                "storage is unavailable; nothing was changed") from None
 
-    def _check(self, creator: str, address: str | None, entries: dict[str, LobbyEntry], *,
+    def _check(self, creator: str, address: str | None, open_tables: int, *,
                mine: bool) -> None:
-        """The per-player and per-address limits on ``creator``'s open tables (``mine``:
-        the player asking is the creator; otherwise a rematch of someone else's table)."""
+        """The per-player and per-address limits on ``creator``'s open tables, of which
+        the lobby holds ``open_tables`` (``mine``: the player asking is the creator;
+        otherwise a rematch of someone else's table)."""
         s = self.settings
-        if (self._open_tables_of(creator, entries) + self._creating[creator]
+        if (open_tables + self._creating[creator]
                 >= s.max_tables_per_player):
             who = "you already have" if mine else "the table's creator already has"
             raise CommandError(ErrorCode.TOO_MANY_TABLES, f"{who} {s.max_tables_per_player} "
@@ -112,8 +110,8 @@ class Openings:
         """Room for up to ``wanted`` tables the matchmaker makes (issue 27): they count
         against the server's total like any new table, in flight until the block ends; the
         rest wait in the queue."""
-        entries = await self.listing.entries(fresh=True)
-        room = max(0, min(wanted, self.settings.max_tables - len(entries)
+        total, _ = await self.listing.tally("", fresh=True)
+        room = max(0, min(wanted, self.settings.max_tables - total
                           - sum(self._creating.values()) - self._matching))
         self._matching += room
         try:

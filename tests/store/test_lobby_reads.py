@@ -11,9 +11,12 @@ first read and every ``LOBBY_WHOLE_S``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server.lobby import listing as listing_module
 from server.lobby.listing import Listing
@@ -87,3 +90,49 @@ async def test_a_change_whose_note_was_lost_is_read_at_the_next_whole_read(
     asked.clear()
     assert (await other.entries(fresh=True))["t"].status == "playing"
     assert asked == ["t"]
+
+
+class HeldTable:
+    """What the lobby reads of a table this process holds (its id, whether it is closed,
+    its state's creator and status)."""
+
+    def __init__(self, table_id: str, closed: bool, creator: str, status: str) -> None:
+        self.id, self.closed, self.version = table_id, closed, 1
+        self.state = SimpleNamespace(creator=creator, status=status, created_at=1.0,
+                                     private=False, humans=lambda: [])
+
+
+class TheseTables(NoTablesHere):
+    def __init__(self, tables: list[HeldTable]) -> None:
+        self.tables = tables
+
+    def held(self) -> list[Any]:
+        return list(self.tables)
+
+
+IDS = st.sampled_from([f"t{i}" for i in range(8)])
+CREATORS = st.sampled_from(["ana", "bo"])
+STATUSES = st.sampled_from(["waiting", "playing", "finished", "abandoned"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(stored=st.lists(st.tuples(IDS, CREATORS, STATUSES, st.booleans()), max_size=20),
+       held=st.dictionaries(IDS, st.tuples(st.booleans(), CREATORS, STATUSES), max_size=6))
+async def test_the_limits_count_what_the_merged_lobby_holds(
+        stored: list[tuple[str, str, str, bool]],
+        held: dict[str, tuple[bool, str, str]]) -> None:
+    """Issue 32: the table limits count the lobby's tables and a creator's open ones
+    without merging every entry (``Listing.tally``): what they count is what the merged
+    lobby (``entries``: the store's, this process's own tables over them) holds, through
+    any sequence of entries changed and removed."""
+    tables = [HeldTable(tid, *h) for tid, h in held.items()]
+    listing = Listing(None, TheseTables(tables))  # type: ignore[arg-type]
+    listing._entries_at = float("inf")       # read nothing: the store's entries are these
+    for tid, creator, status, gone in stored:
+        listing._keep(tid, None if gone else LobbyEntry(
+            created=1.0, creator=creator, private=False, players=[],
+            status=status))  # type: ignore[arg-type]
+    merged = await listing.entries()
+    for creator in ("ana", "bo", "cy"):
+        mine = sum(1 for e in merged.values() if e.creator == creator and e.open)
+        assert await listing.tally(creator) == (len(merged), mine)
