@@ -51,9 +51,11 @@ def _project_file(frame: FrameType | None) -> str | None:
 
 
 #: The moments that make the path of a play: the frame decoded, the engine applying the
-#: card, the store's commit script called, each frame written to a socket.
+#: card, the store's commit script called (on the commits' line, or through redis-py on a
+#: Cluster), each frame written to a socket.
 MARKS = {("protocol/codec.py", "decode_client"): "frame in",
          ("server/game/match.py", "apply"): "engine",
+         ("server/store/line.py", "send"): "store",
          ("redis/commands/core.py", "__call__"): "store",
          ("websockets/protocol.py", "send_binary"): "frame out"}
 

@@ -15,18 +15,20 @@ import inspect
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.client import unavailable_on_error
 from server.store.errors import StorageUnavailable
 from server.store.keys import Keys
+from server.store.line import Line
 
 T = TypeVar("T")
 #: What a call that got no answer from the store raises: a timeout (ours or the socket's),
@@ -69,6 +71,9 @@ class StoreBase:
         #: On a Redis Cluster events go out with SPUBLISH (sharded pub/sub, issue 11).
         self.sharded = sharded   # (SPUBLISH works on a single Redis >= 7 too)
         self.keys = Keys(prefix)
+        #: The commits' line (server/store/line.py), on one node; a Cluster routes each
+        #: call to its slot's node, so there the calls go through redis-py.
+        self._line = Line(redis) if self.one_node else None
         #: Told of every public call: its method's name, seconds, and whether it succeeded
         #: (``/metrics``: server/metrics.py; ``time_public_calls`` times them). None:
         #: nobody listens.
@@ -76,6 +81,18 @@ class StoreBase:
         for part in reversed(type(self).__mro__):
             for name, source in vars(part).get("SCRIPTS", {}).items():
                 setattr(self, name, redis.register_script(source))
+
+    async def _pipelined(self, script: AsyncScript, keys: Sequence[str],
+                         args: Sequence[bytes | str | int | float]) -> Any:
+        """``script`` on the commits' line (the hot calls: issue 32), or through redis-py on a
+        Cluster; a store that does not know the script yet is sent it through redis-py."""
+        line = self._line
+        if line is None:
+            return await script(keys=keys, args=args)
+        try:
+            return await line.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await script(keys=keys, args=args)   # loads it, then runs it
 
     @property
     def one_node(self) -> bool:
@@ -96,6 +113,7 @@ class StoreBase:
         ``StorageUnavailable``, as they would in any outage.
         """
         self.redis = redis
+        self._line = Line(redis) if self.one_node else None
         for name, value in list(vars(self).items()):
             if isinstance(value, AsyncScript):
                 setattr(self, name, redis.register_script(value.script))

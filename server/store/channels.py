@@ -80,6 +80,9 @@ class _Hearing(asyncio.Protocol):
     def _lose(self, exc: ChannelsLost) -> None:
         if not self.lost.done():
             self.lost.set_exception(exc)
+            # Retrieved here: a loss after the block ended (the close's own) has nobody
+            # waiting, and asyncio would log it as never retrieved; waiters still get it.
+            self.lost.exception()
 
 
 class Channels:
@@ -109,9 +112,6 @@ class Channels:
     async def __aexit__(self, *exc: object) -> None:
         if self._transport is not None:
             self._transport.close()
-        # Retrieved, so a connection lost while closing is never reported as unhandled.
-        if self._hearing.lost.done() and not self._hearing.lost.cancelled():
-            self._hearing.lost.exception()
 
     def subscribe(self, channels: Iterable[str]) -> None:
         self._send(self._subscribe, channels)
