@@ -29,8 +29,8 @@ from typing import Any
 
 import hiredis
 import redis.asyncio as aioredis
+from redis._parsers.base import BaseParser
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
@@ -115,8 +115,8 @@ class Line:
 
     async def call(self, *args: bytes | str | int | float) -> Any:
         """One command, pipelined behind those sent before it; its reply. Raises redis-py's
-        ``ConnectionError``/``TimeoutError`` when it got no answer, ``NoScriptError`` or
-        ``ResponseError`` when the store answered with an error."""
+        ``ConnectionError``/``TimeoutError`` when it got no answer, the error redis-py would
+        raise (``NoScriptError``, ``ResponseError``...) when the store answered one."""
         replies = await self._open()
         timeout = replies.timeout
         # (hiredis's stub declares a tuple of one item; any number is packed)
@@ -129,10 +129,10 @@ class Line:
             raise RedisTimeoutError(f"no answer on the commits' line within {timeout} s"
                                     ) from None
         if isinstance(reply, hiredis.ReplyError):
-            message = str(reply)
-            if message.startswith("NOSCRIPT"):
-                raise NoScriptError(message)
-            raise ResponseError(message)
+            # redis-py's own reading of an error reply: LOADING is a connection error (no
+            # answer yet: sent again once the store answers a PING), NOSCRIPT, READONLY
+            # and OOM each their own, anything else a ResponseError.
+            raise BaseParser.parse_error(str(reply))  # type: ignore[no-untyped-call, unused-ignore]
         return reply
 
     async def _open(self) -> _Replies:
