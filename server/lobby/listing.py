@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import msgpack
 import msgspec
@@ -42,6 +44,21 @@ _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
 MIN_PREFIX = 3
 
 SortKey = tuple[int, float, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A count of the lobby for the table limits (``Listing.tally``): ``mine``, the open
+    tables of the creator asked about; ``at_most``, an upper bound of the lobby's tables
+    (each one held here counted as if the store did not list it), and :meth:`total`, the
+    exact count, a pass over the tables held here, needed only near the server's limit."""
+
+    mine: int
+    at_most: int
+    _total: Callable[[], int]
+
+    def total(self) -> int:
+        return self._total()
 
 
 class Listing:
@@ -75,23 +92,31 @@ class Listing:
                 merged.pop(table.id, None)
         return merged
 
-    async def tally(self, creator: str, fresh: bool = False) -> tuple[int, int]:
-        """How many tables :meth:`entries` holds, and how many of them are ``creator``'s
-        open tables, counted without merging the lobby (issue 32: each new table checks
-        the limits, and a merge read every table kept for an hour)."""
+    async def tally(self, creator: str, fresh: bool = False) -> Tally:
+        """What the table limits count of the merged lobby (:meth:`entries`): ``creator``'s
+        open tables, and how many tables it holds; counted without merging it (issue 32:
+        each new table checks the limits, and a merge read every table kept for an hour,
+        and made an entry of every table held here)."""
         await self._refresh(fresh)
-        total = len(self._entries)
         mine = len(self._open_of.get(creator, ()))
-        for table in self.registry.held():       # overlaid as entries() does
+        for table in self.registry.made_by(creator):     # overlaid as entries() does
             stored = self._entries.get(table.id)
-            if stored is not None:
+            if stored is not None and stored.open and stored.creator == creator:
+                mine -= 1
+            state = table.state
+            if not table.closed and state.status in ("waiting", "playing"):
+                mine += 1
+        return Tally(mine, len(self._entries) + len(self.registry.tables), self._total)
+
+    def _total(self) -> int:
+        """How many tables the merged lobby holds (one pass over the tables held here)."""
+        total = len(self._entries)
+        for table in self.registry.held():
+            if table.id in self._entries:
                 total -= 1
-                mine -= stored.open and stored.creator == creator
             if not table.closed:
                 total += 1
-                state = table.state
-                mine += state.creator == creator and state.status in ("waiting", "playing")
-        return total, mine
+        return total
 
     def _keep(self, table_id: str, entry: LobbyEntry | None) -> None:
         """Store ``entry`` as the table's (None: the table is gone), index included."""

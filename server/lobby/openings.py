@@ -19,7 +19,7 @@ from server.store import StorageUnavailable
 
 from ..config import Settings
 from ..table import Table
-from .listing import Listing
+from .listing import Listing, Tally
 from .registry import Registry
 
 
@@ -31,17 +31,30 @@ class Openings:
         self._creating: Counter[str] = Counter()       # player -> opening in flight
         self._creating_from: Counter[str] = Counter()  # address -> opening in flight
         self._address_of: dict[str, str] = {}          # table id -> creator's address
+        self._made_from: dict[str, set[str]] = {}      # address -> those tables' ids
         self._matching = 0                              # the matchmaker's, in flight
 
     def made_from(self, table_id: str, address: str) -> None:
+        self.forget(table_id)
         self._address_of[table_id] = address
+        self._made_from.setdefault(address, set()).add(table_id)
 
     def forget(self, table_id: str) -> None:
-        self._address_of.pop(table_id, None)
+        address = self._address_of.pop(table_id, None)
+        made = self._made_from.get(address or "")
+        if made is not None:
+            made.discard(table_id)
+            if not made:
+                del self._made_from[address or ""]
 
-    def _open_tables_from(self, address: str) -> int:
-        return sum(1 for tid, a in self._address_of.items() if a == address
-                   and (t := self.registry.get(tid)) is not None
+    def _open_tables_from(self, address: str, limit: int) -> int:
+        """How many of the tables made from ``address`` are open; only the tables made
+        from it are counted, and counted one by one only if there are ``limit`` of them
+        (fewer tables than the limit are fewer open tables: issue 32)."""
+        made = self._made_from.get(address, set())
+        if len(made) < limit:
+            return len(made)
+        return sum(1 for tid in made if (t := self.registry.get(tid)) is not None
                    and t.state.status in ("waiting", "playing") and not t.closed)
 
     @contextlib.asynccontextmanager
@@ -50,12 +63,13 @@ class Openings:
         """Check the limits for one more open table of ``creator`` (from ``address``), then
         count it in flight until the block ends. ``new``: a new table also counts against
         the server's total (a rematch reopens a table that is already counted)."""
-        total, theirs = await self._tally(creator)
-        if new and total + sum(self._creating.values()) + self._matching \
-                >= self.settings.max_tables:
+        tally = await self._tally(creator)
+        in_flight = sum(self._creating.values()) + self._matching
+        if new and tally.at_most + in_flight >= self.settings.max_tables \
+                and tally.total() + in_flight >= self.settings.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
                                "it can hold; join one or try later")
-        self._check(creator, address, theirs, mine=new)
+        self._check(creator, address, tally.mine, mine=new)
         self._creating[creator] += 1
         if address is not None:
             self._creating_from[address] += 1
@@ -76,9 +90,9 @@ class Openings:
         refused while ``player``, or ``address``, has as many open tables as allowed, as
         ``create_table`` would be. Without it, one player asking, leaving and asking again
         opened tables of bots without end."""
-        self._check(player, address, (await self._tally(player))[1], mine=True)
+        self._check(player, address, (await self._tally(player)).mine, mine=True)
 
-    async def _tally(self, creator: str, fresh: bool = False) -> tuple[int, int]:
+    async def _tally(self, creator: str, fresh: bool = False) -> Tally:
         """The lobby's tables, and ``creator``'s open ones (``Listing.tally``)."""
         try:
             return await self.listing.tally(creator, fresh)
@@ -98,9 +112,10 @@ class Openings:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, f"{who} {s.max_tables_per_player} "
                                "open tables; finish or leave one",
                                details={"limit": s.max_tables_per_player})
-        if address is not None and (self._open_tables_from(address)
-                                    + self._creating_from[address]
-                                    >= s.max_tables_per_address):
+        if address is not None and (
+                self._open_tables_from(address, s.max_tables_per_address
+                                       - self._creating_from[address])
+                + self._creating_from[address] >= s.max_tables_per_address):
             whose = "your" if mine else "the table's creator's"
             raise CommandError(ErrorCode.TOO_MANY_TABLES, f"too many open tables from {whose} "
                                "address", details={"limit": s.max_tables_per_address})
@@ -110,9 +125,10 @@ class Openings:
         """Room for up to ``wanted`` tables the matchmaker makes (issue 27): they count
         against the server's total like any new table, in flight until the block ends; the
         rest wait in the queue."""
-        total, _ = await self.listing.tally("", fresh=True)
-        room = max(0, min(wanted, self.settings.max_tables - total
-                          - sum(self._creating.values()) - self._matching))
+        tally = await self.listing.tally("", fresh=True)
+        free = self.settings.max_tables - sum(self._creating.values()) - self._matching
+        room = max(0, min(wanted, free - (tally.at_most if free - tally.at_most >= wanted
+                                          else tally.total())))
         self._matching += room
         try:
             yield room

@@ -126,6 +126,28 @@ async def test_server_limits_on_tables_and_spectators(redis_url, key_prefix, red
             await x.close()
 
 
+async def test_a_finished_table_no_longer_counts_against_its_address(
+        redis_url, key_prefix, redis_client):
+    """The per-address limit counts open tables (issue 32: counted one by one only once
+    an address has made as many tables as the limit): a match played to its end frees
+    its place while the table is still held."""
+    settings = server_settings(redis_url, key_prefix, max_tables_per_address=2)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        a, b, c = [await NetClient.open(url, n) for n in "abc"]
+        finished = await bots_only_table(a, deals=1)
+        await a.call("spectate", table=finished)
+        await a.call("start", table=finished)
+        await a.wait_event(lambda e: e["type"] == "match_over", timeout=60)
+        assert srv.hub.lobby.get(finished) is not None          # held, finished
+        await b.call("create_table", options={"deals": 1})
+        await c.call("create_table", options={"deals": 1})    # two made before: one open
+        refused = await a.request("create_table", options={"deals": 1})
+        assert refused["code"] == "too_many_tables" and refused["details"] == {"limit": 2}
+        for x in (a, b, c):
+            await x.close()
+
+
 async def test_a_bot_that_returns_an_illegal_move_does_not_stall_its_table(connect,
                                                                            monkeypatch):
     """Fault injection: a broken bot's refused move is replaced by a legal one and logged."""
