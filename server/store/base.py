@@ -82,10 +82,11 @@ class StoreBase:
             for name, source in vars(part).get("SCRIPTS", {}).items():
                 setattr(self, name, redis.register_script(source))
 
-    async def _pipelined(self, script: AsyncScript, keys: Sequence[str],
+    async def run_script(self, script: AsyncScript, keys: Sequence[str],
                          args: Sequence[bytes | str | int | float]) -> Any:
-        """``script`` on the commits' line (the hot calls: issue 32), or through redis-py on a
-        Cluster; a store that does not know the script yet is sent it through redis-py."""
+        """``script`` on the commits' line (the calls made for every command: issue 32), or
+        through redis-py on a Cluster; a store that does not know the script yet is sent
+        it through redis-py. Raises redis-py's errors (the caller maps them)."""
         line = self._line
         if line is None:
             return await script(keys=keys, args=args)
@@ -198,7 +199,8 @@ class StoreBase:
 
 
 #: Calls not timed: health probes (their time is not the store's work).
-_UNTIMED = frozenset({"ping", "answers_within", "rebind"})
+_UNTIMED = frozenset({"ping", "answers_within", "rebind",
+                      "run_script"})   # timed as the call of the part that runs it
 
 
 def _timed(name: str, method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:

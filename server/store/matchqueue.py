@@ -79,6 +79,18 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
+# KEYS: joining, requests, offline. ARGV: player, '1' if seated. The seat by hand is done:
+# the mark goes, and the request too if it seated them (one script: atomic, and on the
+# commits' line with the rest of a join, issue 32).
+RELEASE_SEAT = """
+redis.call('HDEL', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
+end
+return 0
+"""
+
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -97,11 +109,11 @@ class QueueStore:
         self.joining = f"{base}:joining"
         self._scripts: dict[str, object] = {}
 
-
     @property
     def observe(self) -> Callable[[str, float, bool], None] | None:
         """The store's observer (``/metrics``): these calls are the store's work too."""
         return self.store.observe
+
     async def _run(self, name: str, text: str, keys: list[str], args: list[object]) -> int:
         redis = self.store.redis
         if self._scripts.get("client") is not redis:      # rebound: register again
@@ -109,7 +121,7 @@ class QueueStore:
         script = self._scripts.get(name)
         if script is None:
             script = self._scripts[name] = redis.register_script(text)
-        return int(await script(keys=keys, args=args))  # type: ignore[operator]
+        return int(await self.store.run_script(script, keys, args))  # type: ignore[arg-type]
 
     async def put(self, player: str, request: bytes) -> int:
         """Queue (or replace) ``player``'s request; returns how many wait now."""
@@ -164,12 +176,9 @@ class QueueStore:
     async def release(self, player: str, seated: bool) -> None:
         """The seat by hand is done: the mark goes, and the request too if it seated them."""
         with unavailable_on_error("release a seat"):
-            async with self.store.redis.pipeline(transaction=True) as pipe:
-                pipe.hdel(self.joining, player)
-                if seated:
-                    pipe.hdel(self.reqs, player)
-                    pipe.hdel(self.offline, player)
-                await pipe.execute()
+            await self._run("release_seat", RELEASE_SEAT,
+                            [self.joining, self.reqs, self.offline],
+                            [player, "1" if seated else ""])
 
     # -- players who went away while queued -----------------------------------------
 

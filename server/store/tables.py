@@ -205,7 +205,7 @@ class TableStore(StoreBase):
         # The store must prove it is down before a player hears "storage unavailable"; a
         # second delivery of this call (same nonce) is recognised, never applied twice.
         ok, version = await self._proven(f"commit table {table_id}",
-                                         lambda: self._pipelined(self._commit, call_keys, args))
+                                         lambda: self.run_script(self._commit, call_keys, args))
         if not ok:
             actual = int(version)
             raise VersionConflict(table_id, expected_version, None if actual < 0 else actual)

@@ -110,7 +110,7 @@ async def test_a_script_the_store_does_not_know_is_sent_to_it(
         assert store._line is not None
         with pytest.raises(NoScriptError):
             await store._line.call("EVALSHA", script.sha, 0, "x")
-        assert await store._pipelined(script, [], ["!"]) == f"{key_prefix}!".encode()
-        assert await store._pipelined(script, [], ["?"]) == f"{key_prefix}?".encode()
+        assert await store.run_script(script, [], ["!"]) == f"{key_prefix}!".encode()
+        assert await store.run_script(script, [], ["?"]) == f"{key_prefix}?".encode()
     finally:
         await client.aclose()
