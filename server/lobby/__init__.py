@@ -38,7 +38,7 @@ from ..table.fanout import number_events
 from ..table.mutations import Work
 from ..table.state import TableState, encode_lobby_entry, lobby_entry
 from ..viewer import Viewer
-from .listing import Listing
+from .listing import TABLE_ID_CHARS, Listing
 from .openings import Openings
 from .records import read_record
 from .registry import Registry
@@ -49,7 +49,8 @@ log = logging.getLogger(__name__)
 
 def table_id_for(player: str, command_id: int) -> str:
     """Derived from who asked and the command id, so a resent create_table finds its table."""
-    return "t" + hashlib.sha256(f"{player}:{command_id}".encode()).hexdigest()[:12]
+    return "t" + hashlib.sha256(f"{player}:{command_id}".encode()).hexdigest()[
+        :TABLE_ID_CHARS - 1]
 
 
 class Lobby:

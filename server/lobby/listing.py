@@ -42,6 +42,9 @@ LOBBY_WHOLE_S = 60.0
 _STATUS_RANK = {"waiting": 0, "playing": 1, "finished": 2, "abandoned": 3}
 #: The shortest start of a table id that ``join`` and ``spectate`` resolve (1.5).
 MIN_PREFIX = 3
+#: The length of every table id this server makes ("t" and 12 hex digits: ``create_table``'s
+#: and play now's): a reference this long is a whole id, never the start of another.
+TABLE_ID_CHARS = 13
 
 SortKey = tuple[int, float, str]
 
@@ -153,12 +156,13 @@ class Listing:
         one (at least ``MIN_PREFIX`` characters) among the public tables and the private
         ones whose join code is ``code``, so a short id works for both (a private table
         stays unknown to whoever lacks its code). Anything else is left as it is."""
-        if self.registry.get(ref) is not None or len(ref) < MIN_PREFIX:
-            return ref
+        if (self.registry.get(ref) is not None or len(ref) < MIN_PREFIX
+                or len(ref) >= TABLE_ID_CHARS):
+            return ref   # held here, too short, or whole (issue 32: no merge of the lobby)
         try:
             await self._refresh()
             if ref in self._entries:
-                return ref         # a whole id (every join but a short one's): no merge
+                return ref
             entries = await self.entries()
         except StorageUnavailable:
             return ref

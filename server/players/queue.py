@@ -44,6 +44,7 @@ from server.store.news import listen
 
 from ..config import Settings
 from ..lobby import Lobby
+from ..lobby.listing import TABLE_ID_CHARS
 from ..sessions import Sessions
 from ..supervisor import Supervisor
 from ..table import Table, mutations
@@ -265,7 +266,7 @@ class PlayNow:
         options = msgspec.structs.replace(first.options, rated=first.rated)
         if formed.bot_level is not None:
             options = msgspec.structs.replace(options, bot_level=formed.bot_level)
-        tid = "t" + secrets.token_hex(6)
+        tid = "t" + secrets.token_hex((TABLE_ID_CHARS - 1) // 2)
         cmd = protocol.CreateTable(id=0, options=options, name="Play now")
         state = mutations.new_table(tid, first.player, first.name, cmd, now, s.max_bot_budget,
                                     bot=first.bot)
