@@ -137,7 +137,11 @@ async def test_a_loop_stalled_again_during_the_probe_is_not_a_store_outage(
     being probed (a PING within 0.5 s), so the probe timed out although the store's answer
     was in the socket, and 26 players were told ``storage_unavailable``. Here the loop
     stalls twice while the store answers: past the commit's reply timeout, then past the
-    probe's time. The commit must still succeed, exactly once."""
+    probe's time. The commit must still succeed, exactly once.
+
+    On the commits' line (issue 32) a reply already in the socket is read before the
+    line's timer is looked at, so here the commit times out because the store answers
+    late (woken after the timeout, the loop not stalled), and the probe is what stalls."""
     client = await connect(own_valkey.connection_url, socket_timeout=0.2)
     try:
         store = Store(client, key_prefix)
@@ -158,7 +162,7 @@ async def test_a_loop_stalled_again_during_the_probe_is_not_a_store_outage(
         os.kill(pid, signal.SIGSTOP)
         try:
             commit = asyncio.ensure_future(store.commit("t", 1, b"v2", [(1, b"e")]))
-            _stall_while_the_store_replies(loop, pid, 0.1, 0.6)
+            _stall_while_the_store_replies(loop, pid, 0.3, 0.0)
             assert await asyncio.wait_for(commit, timeout=8) == 2
         finally:
             os.kill(pid, signal.SIGCONT)
@@ -229,7 +233,10 @@ async def test_a_stalled_event_loop_is_not_reported_as_a_store_outage(
     """Issue 11, item 9: at 1,000 tables the server's own loop stalled past the reply
     timeout and players were told ``storage_unavailable`` while the store had answered.
     Here the loop is blocked (a synchronous sleep) right after the commit is sent, longer
-    than the reply timeout: the commit must still succeed, exactly once."""
+    than the reply timeout: the commit must still succeed, exactly once. On the commits'
+    line (issue 32) the reply, in the socket when the loop wakes, is read before the
+    line's timer is looked at: the commit does not even time out, and nothing is probed
+    (through redis-py it timed out, and the probe saved it: the reads' test below)."""
     client = await connect(own_valkey.connection_url, socket_timeout=0.2)
     try:
         store = Store(client, key_prefix)
@@ -243,7 +250,7 @@ async def test_a_stalled_event_loop_is_not_reported_as_a_store_outage(
             assert await asyncio.wait_for(commit, timeout=6) == 2
         finally:
             os.kill(pid, signal.SIGCONT)
-        assert probes, "the commit did not time out: the test covers nothing"
+        assert probes == []
         assert await store.load_table("t") == (2, b"v2", [])
         assert await store.read_log("t", 0) == [(1, b"e")]   # applied once, not twice
     finally:
