@@ -60,6 +60,16 @@ _NONCE_START = os.urandom(8)
 _nonces = itertools.count()
 
 
+def _new_nonce_start() -> None:
+    """A forked process draws its own start: with its parent's, both would count the same
+    nonces, and a commit could be taken for another's earlier success."""
+    global _NONCE_START, _nonces
+    _NONCE_START, _nonces = os.urandom(8), itertools.count()
+
+
+os.register_at_fork(after_in_child=_new_nonce_start)
+
+
 def _nonce() -> bytes:
     """A per-call id that lets a retried script recognise its own earlier success (unique
     per process and call; another process's start is another random 8 bytes)."""

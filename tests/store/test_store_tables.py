@@ -201,3 +201,22 @@ async def test_a_commit_numbers_its_lobby_change_itself(
     assert await store.lobby_changes(seq0) == (seq0 + 3, None)
     assert await redis_client.zcard(store.keys.lobby_changes) == 2
     assert await redis_client.ttl(store.keys.lobby_clock) > 0
+
+
+def test_a_forked_process_makes_nonces_of_its_own() -> None:
+    """A commit's nonce tells a retry its own earlier success: two processes must never
+    make the same one. They are a random start and a count; a fork draws a new start."""
+    import os
+
+    from server.store.base import _nonce
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                 # the child: its next nonce, then out
+        os.write(write, _nonce())
+        os._exit(0)
+    os.close(write)
+    theirs = os.read(read, 64)
+    os.waitpid(pid, 0)
+    mine = _nonce()
+    assert len(theirs) == len(mine) == 16
+    assert theirs[:8] != mine[:8]
