@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgpack
@@ -29,6 +28,7 @@ from server.store import StorageUnavailable, Store
 
 from ..table import Table
 from ..table.state import LobbyEntry, decode_lobby_entry, lobby_entry
+from .index import Index
 from .registry import Registry
 from .watched import Watching
 
@@ -53,15 +53,11 @@ SortKey = tuple[int, float, str]
 class Tally:
     """A count of the lobby for the table limits (``Listing.tally``): ``mine``, the open
     tables of the creator asked about; ``at_most``, an upper bound of the lobby's tables
-    (each one held here counted as if the store did not list it), and :meth:`total`, the
-    exact count, a pass over the tables held here, needed only near the server's limit."""
+    (each one held here counted as if the store did not list it). The exact count,
+    ``Listing.total``, is a pass over the tables held here: needed only near the limit."""
 
     mine: int
     at_most: int
-    _total: Callable[[], int]
-
-    def total(self) -> int:
-        return self._total()
 
 
 class Listing:
@@ -81,7 +77,7 @@ class Listing:
         self._local: dict[str, tuple[int, object, LobbyEntry]] = {}
         #: The store's open tables by creator, kept with ``_entries`` (the limits count
         #: them at each new table: a merge of every entry cost O(tables) per create).
-        self._open_of: dict[str, set[str]] = {}
+        self._open_of = Index()
 
     async def entries(self, fresh: bool = False) -> dict[str, LobbyEntry]:
         """Every table's lobby entry, read at most every ``LOBBY_CACHE_S`` (``fresh``:
@@ -101,7 +97,7 @@ class Listing:
         each new table checks the limits, and a merge read every table kept for an hour,
         and made an entry of every table held here)."""
         await self._refresh(fresh)
-        mine = len(self._open_of.get(creator, ()))
+        mine = len(self._open_of.of(creator))
         for table in self.registry.made_by(creator):     # overlaid as entries() does
             stored = self._entries.get(table.id)
             if stored is not None and stored.open and stored.creator == creator:
@@ -109,10 +105,11 @@ class Listing:
             state = table.state
             if not table.closed and state.status in ("waiting", "playing"):
                 mine += 1
-        return Tally(mine, len(self._entries) + len(self.registry.tables), self._total)
+        return Tally(mine, len(self._entries) + len(self.registry.tables))
 
-    def _total(self) -> int:
-        """How many tables the merged lobby holds (one pass over the tables held here)."""
+    def total(self) -> int:
+        """How many tables the merged lobby holds, as last read (one pass over the tables
+        held here)."""
         total = len(self._entries)
         for table in self.registry.held():
             if table.id in self._entries:
@@ -125,15 +122,11 @@ class Listing:
         """Store ``entry`` as the table's (None: the table is gone), index included."""
         old = self._entries.pop(table_id, None)
         if old is not None and old.open:
-            theirs = self._open_of.get(old.creator)
-            if theirs is not None:
-                theirs.discard(table_id)
-                if not theirs:
-                    del self._open_of[old.creator]
+            self._open_of.discard(old.creator, table_id)
         if entry is not None:
             self._entries[table_id] = entry
             if entry.open:
-                self._open_of.setdefault(entry.creator, set()).add(table_id)
+                self._open_of.add(entry.creator, table_id)
 
     async def _refresh(self, fresh: bool = False) -> None:
         """Read the store's lobby if the last read is older than ``LOBBY_CACHE_S``."""
@@ -201,7 +194,8 @@ class Listing:
         seq, changed = await self.store.lobby_changes(-1 if whole else self._seq)
         if changed is None:
             raw = await self.store.lobby_infos(await self.store.table_ids())
-            self._entries, self._open_of = {}, {}
+            self._entries = {}
+            self._open_of.clear()
             self._whole_at = started
             changed = list(raw)
         else:

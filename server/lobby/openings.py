@@ -19,6 +19,7 @@ from server.store import StorageUnavailable
 
 from ..config import Settings
 from ..table import Table
+from .index import Index
 from .listing import Listing, Tally
 from .registry import Registry
 
@@ -31,27 +32,24 @@ class Openings:
         self._creating: Counter[str] = Counter()       # player -> opening in flight
         self._creating_from: Counter[str] = Counter()  # address -> opening in flight
         self._address_of: dict[str, str] = {}          # table id -> creator's address
-        self._made_from: dict[str, set[str]] = {}      # address -> those tables' ids
+        self._made_from = Index()                      # address -> those tables' ids
         self._matching = 0                              # the matchmaker's, in flight
 
     def made_from(self, table_id: str, address: str) -> None:
         self.forget(table_id)
         self._address_of[table_id] = address
-        self._made_from.setdefault(address, set()).add(table_id)
+        self._made_from.add(address, table_id)
 
     def forget(self, table_id: str) -> None:
         address = self._address_of.pop(table_id, None)
-        made = self._made_from.get(address or "")
-        if made is not None:
-            made.discard(table_id)
-            if not made:
-                del self._made_from[address or ""]
+        if address is not None:
+            self._made_from.discard(address, table_id)
 
     def _open_tables_from(self, address: str, limit: int) -> int:
         """How many of the tables made from ``address`` are open; only the tables made
         from it are counted, and counted one by one only if there are ``limit`` of them
         (fewer tables than the limit are fewer open tables: issue 32)."""
-        made = self._made_from.get(address, set())
+        made = self._made_from.of(address)
         if len(made) < limit:
             return len(made)
         return sum(1 for tid in made if (t := self.registry.get(tid)) is not None
@@ -66,7 +64,7 @@ class Openings:
         tally = await self._tally(creator)
         in_flight = sum(self._creating.values()) + self._matching
         if new and tally.at_most + in_flight >= self.settings.max_tables \
-                and tally.total() + in_flight >= self.settings.max_tables:
+                and self.listing.total() + in_flight >= self.settings.max_tables:
             raise CommandError(ErrorCode.TOO_MANY_TABLES, "the server has as many tables as "
                                "it can hold; join one or try later")
         self._check(creator, address, tally.mine, mine=new)
@@ -128,7 +126,7 @@ class Openings:
         tally = await self.listing.tally("", fresh=True)
         free = self.settings.max_tables - sum(self._creating.values()) - self._matching
         room = max(0, min(wanted, free - (tally.at_most if free - tally.at_most >= wanted
-                                          else tally.total())))
+                                          else self.listing.total())))
         self._matching += room
         try:
             yield room

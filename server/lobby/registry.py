@@ -32,6 +32,7 @@ from ..supervisor import Supervisor
 from ..table import Table
 from ..table.delta import restore
 from ..table.state import TableState
+from .index import Index
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ class Registry:
         self.tables: dict[str, Table] = {}
         #: The held tables' ids by their creator (the per-player limit counts a creator's
         #: tables at each new one: issue 32).
-        self._by_creator: dict[str, set[str]] = {}
+        self._by_creator = Index()
         self._loading: dict[str, asyncio.Future[Table | None]] = {}
         #: Given to every table held here: what to do when a match ends (issue 27).
         self.on_finish: Callable[[TableState, Match | None], None] | None = None
@@ -64,7 +65,7 @@ class Registry:
 
     def made_by(self, creator: str) -> list[Table]:
         """The held tables ``creator`` made."""
-        return [self.tables[tid] for tid in self._by_creator.get(creator, ())]
+        return [self.tables[tid] for tid in self._by_creator.of(creator)]
 
     def get(self, table_id: str) -> Table | None:
         return self.tables.get(table_id)
@@ -139,7 +140,7 @@ class Registry:
                       membership=self.cluster, match=match, clock=self.clock)
         table.on_finish = self.on_finish
         self.tables[state.id] = table
-        self._by_creator.setdefault(state.creator, set()).add(state.id)
+        self._by_creator.add(state.creator, state.id)
         self.cluster.watch(state.id)
         self._run(table)
         return table
@@ -162,11 +163,7 @@ class Registry:
 
     def _forget(self, table: Table) -> None:
         del self.tables[table.id]
-        theirs = self._by_creator.get(table.state.creator)
-        if theirs is not None:
-            theirs.discard(table.id)
-            if not theirs:
-                del self._by_creator[table.state.creator]
+        self._by_creator.discard(table.state.creator, table.id)
         self.cluster.unwatch(table.id)
         for tell in self.forgotten:
             tell(table.id)

@@ -24,6 +24,8 @@ from typing import Any
 import hiredis
 import redis.asyncio as aioredis
 
+from server.store.line import replies_in
+
 log = logging.getLogger(__name__)
 
 #: What a message on a channel is called in a reply: sharded (SPUBLISH) or not.
@@ -34,15 +36,6 @@ _SUBSCRIBED = (b"ssubscribe", b"subscribe")
 
 class ChannelsLost(ConnectionError):
     """The connection closed, or the store refused a subscription."""
-
-
-def _command(*parts: bytes | str) -> bytes:
-    """One command in RESP, the store's wire format."""
-    out = [b"*%d\r\n" % len(parts)]
-    for part in parts:
-        raw = part.encode() if isinstance(part, str) else part
-        out.append(b"$%d\r\n%s\r\n" % (len(raw), raw))
-    return b"".join(out)
 
 
 class _Hearing(asyncio.Protocol):
@@ -56,23 +49,18 @@ class _Hearing(asyncio.Protocol):
         self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:
-        self.parser.feed(data)
-        while True:
-            try:
-                reply = self.parser.gets()
-            except hiredis.ProtocolError as exc:
-                self._lose(ChannelsLost(f"unreadable reply: {exc}"))
-                return
-            if reply is False:
-                return
-            if isinstance(reply, list) and len(reply) == 3 and reply[0] in _MESSAGES:
-                self.on_message(reply[1], reply[2])
-            elif isinstance(reply, list) and len(reply) == 3 and reply[0] in _SUBSCRIBED:
-                self.on_subscribed(reply[1])
-            elif isinstance(reply, hiredis.ReplyError):
-                self._lose(ChannelsLost(f"the store refused: {reply}"))
-                return
-            # Anything else confirms an unsubscription: nothing to do.
+        try:
+            for reply in replies_in(self.parser, data):
+                if isinstance(reply, list) and len(reply) == 3 and reply[0] in _MESSAGES:
+                    self.on_message(reply[1], reply[2])
+                elif isinstance(reply, list) and len(reply) == 3 and reply[0] in _SUBSCRIBED:
+                    self.on_subscribed(reply[1])
+                elif isinstance(reply, hiredis.ReplyError):
+                    self._lose(ChannelsLost(f"the store refused: {reply}"))
+                    return
+                # Anything else confirms an unsubscription: nothing to do.
+        except hiredis.ProtocolError as exc:
+            self._lose(ChannelsLost(f"unreadable reply: {exc}"))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._lose(ChannelsLost(f"connection lost: {exc or 'closed'}"))
@@ -124,7 +112,7 @@ class Channels:
         if names and self._transport is not None and not self._transport.is_closing():
             # A few small commands when tables are held or let go, never a stream: the
             # transport's buffer cannot grow without bound.
-            self._transport.write(_command(verb, *names))
+            self._transport.write(hiredis.pack_command((verb, *names)))  # type: ignore[arg-type]
 
     async def lost(self) -> None:
         """Wait until the connection is lost (raises ``ChannelsLost``)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 import hiredis
@@ -34,6 +35,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger(__name__)
+
+
+def replies_in(parser: hiredis.Reader, data: bytes) -> Iterator[Any]:
+    """Each whole reply ``data`` completes, in order (what is left waits in ``parser``);
+    raises ``hiredis.ProtocolError`` on bytes that are not RESP. The channels'
+    connection reads its bytes this way too."""
+    parser.feed(data)
+    while (reply := parser.gets()) is not False:
+        yield reply
 
 
 class _Replies(asyncio.Protocol):
@@ -91,21 +101,17 @@ class _Replies(asyncio.Protocol):
             self.transport.write(b"".join(out))
 
     def data_received(self, data: bytes) -> None:
-        self.parser.feed(data)
-        while True:
-            try:
-                reply = self.parser.gets()
-            except hiredis.ProtocolError as exc:
-                self.lose(RedisConnectionError(f"unreadable reply on the commits' line: {exc}"))
-                return
-            if reply is False:
-                return
-            if not self.waiting:
-                self.lose(RedisConnectionError("a reply nobody asked for on the commits' line"))
-                return
-            waiter, _ = self.waiting.popleft()
-            if not waiter.done():          # its caller may have given up (cancelled)
-                waiter.set_result(reply)
+        try:
+            for reply in replies_in(self.parser, data):
+                if not self.waiting:
+                    self.lose(RedisConnectionError("a reply nobody asked for on the "
+                                                   "commits' line"))
+                    return
+                waiter, _ = self.waiting.popleft()
+                if not waiter.done():          # its caller may have given up (cancelled)
+                    waiter.set_result(reply)
+        except hiredis.ProtocolError as exc:
+            self.lose(RedisConnectionError(f"unreadable reply on the commits' line: {exc}"))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
