@@ -138,7 +138,7 @@ class Lobby:
                                details={"retry_after_ms": self.busy.retry_after_ms()})
         async with self.openings.opening(player, address, new=True):
             state, version, match = await self._store_new(tid, viewer, cmd)
-        table = self.registry.hold(state, version, match)
+        table = self.registry.hold(state, version, match, made_here=True)
         self.openings.made_from(tid, address)
         with contextlib.suppress(StorageUnavailable):
             if await self.cluster.acquire(tid):     # its creator's process runs it

@@ -126,8 +126,10 @@ class Registry:
 
     # ------------------------------------------------------------------ holding
 
-    def hold(self, state: TableState, version: int, match: Match | None = None) -> Table:
-        """Hold a table here: hear its commits, run its scope."""
+    def hold(self, state: TableState, version: int, match: Match | None = None, *,
+             made_here: bool = False) -> Table:
+        """Hold a table here: hear its commits, run its scope. ``made_here``: this process
+        just stored it, so no answer is stored at it yet (none to read)."""
         existing = self.tables.get(state.id)
         if existing is not None:
             return existing
@@ -137,7 +139,8 @@ class Registry:
             raise ServiceError(ErrorCode.SHUTTING_DOWN, "the server is restarting; nothing "
                                "was applied: reconnect, resume and send it again")
         table = Table(state, version, store=self.store, settings=self.settings, bots=self.bots,
-                      membership=self.cluster, match=match, clock=self.clock)
+                      membership=self.cluster, match=match, clock=self.clock,
+                      made_here=made_here)
         table.on_finish = self.on_finish
         self.tables[state.id] = table
         self._by_creator.add(state.creator, state.id)

@@ -279,7 +279,7 @@ class PlayNow:
         version = await self.lobby.store.create_table(
             tid, state.to_bytes(), [(e.gseq, e.pack()) for e in events],
             ttl_s=s.table_key_ttl_s, info=encode_lobby_entry(lobby_entry(state, 0)))
-        table = self.lobby.registry.hold(state, version, None)
+        table = self.lobby.registry.hold(state, version, None, made_here=True)
         with contextlib.suppress(StorageUnavailable):
             if await self.lobby.cluster.acquire(tid):
                 table.set_owned(True)

@@ -69,14 +69,14 @@ class Table(Attending):
 
     def __init__(self, state: TableState, version: int, *, store: Store, settings: Settings,
                  bots: BotRunner, membership: Membership, match: Match | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, made_here: bool = False) -> None:
         self.store = store
         self.settings = settings
         self.membership = membership
         self.now = clock
         self.replica = Replica(state, version, store=store, settings=settings,
                                process=membership.process, match=match)
-        self.replies = Replies(store, state.id)
+        self.replies = Replies(store, state.id, complete=made_here)
         self.presence = Presence(state.id, membership)
         self.viewers = Viewers(state.id, self.presence)
         self.clock = TableClock(self, bots, clock)
