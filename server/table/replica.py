@@ -193,7 +193,8 @@ class Replica:
             self.lights += 1
         else:
             state = TableState.from_bytes(message.doc)
-            match = Match.from_dict(state.match) if state.match else None
+            # Decoded just now and changed only through clones (execute, delta.apply).
+            match = Match.from_dict(state.match, copy_data=False) if state.match else None
             self.lights = 0
         change = self._adopt(message.version, state, match, message.events)
         change.replies_known = True

@@ -241,6 +241,33 @@ def test_serialization_round_trip_continues_identically(
     assert again.to_dict() == m.to_dict()
 
 
+@settings(max_examples=100, deadline=None)
+@given(options_strategy, st.integers(0, 2**40), st.integers(0, 2**40), st.integers(0, 120))
+def test_a_match_that_takes_its_data_leaves_it_as_given(
+    options: Options, seed: int, play: int, cut: int
+) -> None:
+    """A process adopts a heard document's match without a copy (issue 32: the replica's
+    ``from_dict(copy_data=False)``) and changes it only through clones, as the server
+    does (``Table.execute``, ``delta.apply``): the document stays as it was heard, and the
+    match plays on as a copied one would."""
+    m, _ = Match.new(options, seed)
+    rng = random.Random(play)
+    random_play(m, rng, max_actions=cut)
+    data = json.loads(json.dumps(m.to_dict()))
+    heard = json.loads(json.dumps(data))
+    live = Match.from_dict(data, copy_data=False)
+    assert live.to_dict() == m.to_dict()
+    while not live.over:
+        seat = live.to_act
+        assert seat is not None
+        action = rng.choice(live.legal_actions(seat))
+        after = live.clone()
+        assert after.apply(action) == m.apply(action)
+        live = after
+    assert data == heard
+    assert live.to_dict() == m.to_dict()
+
+
 # ---------------------------------------------------------------- scripted view checks
 
 
