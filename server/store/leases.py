@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from server.store import scripts
 from server.store.base import StoreBase, _text
@@ -23,10 +24,14 @@ class LeaseStore(StoreBase):
         "_take_lease": scripts.TAKE_LEASE,
         "_release_lease": scripts.RELEASE_LEASE,
         "_presence": scripts.PRESENCE,
+        "_presence_many": scripts.PRESENCE_MANY,
+        "_presents": scripts.PRESENTS,
     }
     _take_lease: AsyncScript
     _release_lease: AsyncScript
     _presence: AsyncScript
+    _presence_many: AsyncScript
+    _presents: AsyncScript
 
     async def take_lease(self, table_id: str, process: str, seen: str | None,
                          ttl_s: int) -> bool:
@@ -64,16 +69,42 @@ class LeaseStore(StoreBase):
 
     async def presence_many(self, changes: Sequence[tuple[str, str, int]], ttl_s: int) -> None:
         """Several presence counts, ``(table, field, delta)``, in one round trip."""
+        if not changes:
+            return
         with unavailable_on_error("presence"):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for table_id, field, delta in changes:
-                    await self._presence(keys=[self.keys.present(table_id)],
-                                         args=[field, int(delta), int(ttl_s)], client=pipe)
-                await pipe.execute()
+            if self.one_node:       # one script on the commits' line
+                args: list[str | int] = [int(ttl_s)]
+                for _, field, delta in changes:
+                    args += [field, int(delta)]
+                await self.run_script(self._presence_many,
+                                      [self.keys.present(t) for t, _, _ in changes], args)
+                return
+            # A Cluster's pipeline does not load a script its node lacks (a new or failed
+            # over master): load it on every master, then send the batch again.
+            for attempt in range(2):
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for table_id, field, delta in changes:
+                            await self._presence(keys=[self.keys.present(table_id)],
+                                                 args=[field, int(delta), int(ttl_s)],
+                                                 client=pipe)
+                        await pipe.execute()
+                    return
+                except NoScriptError:
+                    if attempt:
+                        raise
+                    await self.redis.script_load(self._presence.script)
 
     async def presents(self, table_ids: Sequence[str]) -> dict[str, dict[str, int]]:
         """:meth:`present` of several tables in one round trip."""
+        if not table_ids:
+            return {}
+
         async def read() -> list[dict[bytes | str, bytes | str]]:
+            if self.one_node:       # one script on the commits' line
+                flat = await self.run_script(
+                    self._presents, [self.keys.present(t) for t in table_ids], [])
+                return [dict(zip(f[::2], f[1::2], strict=True)) for f in flat]
             async with self.redis.pipeline(transaction=False) as pipe:
                 for table_id in table_ids:
                     pipe.hgetall(self.keys.present(table_id))

@@ -237,3 +237,24 @@ if n <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return n
 """
+
+# KEYS: presence hashes (one per count; a table may come twice). ARGV: ttl s, then a field
+# and a delta per key. PRESENCE for a batch, in one call on one node (issue 32: redis-py's
+# pipeline of scripts asked the store whether it knew the script before every batch).
+PRESENCE_MANY = """
+local ttl = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local field = ARGV[2 * i]
+  local n = redis.call('HINCRBY', key, field, tonumber(ARGV[2 * i + 1]))
+  if n <= 0 then redis.call('HDEL', key, field) end
+  redis.call('EXPIRE', key, ttl)
+end
+return #KEYS
+"""
+
+# KEYS: presence hashes. Each one's fields and counts, flat, in one call on one node.
+PRESENTS = """
+local out = {}
+for i, key in ipairs(KEYS) do out[i] = redis.call('HGETALL', key) end
+return out
+"""

@@ -22,6 +22,8 @@ from redis.crc import key_slot
 
 from server.store import Store, hash_token
 
+from .store_kit import check_presence_batches
+
 pytestmark = pytest.mark.skipif(
     shutil.which("redis-server") is None or shutil.which("redis-cli") is None,
     reason="a Redis Cluster needs the redis-server and redis-cli binaries (not found)")
@@ -152,3 +154,9 @@ async def test_events_travel_on_the_tables_sharded_channel(store: Store) -> None
         assert got["data"] == message
     finally:
         await pubsub.aclose()
+
+
+async def test_presence_batches_on_three_masters(store: Store) -> None:
+    async def ttl_of(table: str) -> int:
+        return int(await store.redis.ttl(store.keys.present(table)))
+    await check_presence_batches(store, ttl_of)

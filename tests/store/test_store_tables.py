@@ -9,6 +9,8 @@ import redis.asyncio as aioredis
 
 from server.store import Store, VersionConflict
 
+from .store_kit import check_presence_batches
+
 
 async def test_create_load_commit_round_trip(store: Store) -> None:
     assert await store.load_table("t1") is None
@@ -220,3 +222,9 @@ def test_a_forked_process_makes_nonces_of_its_own() -> None:
     mine = _nonce()
     assert len(theirs) == len(mine) == 16
     assert theirs[:8] != mine[:8]
+
+
+async def test_presence_batches_on_one_node(store: Store, redis_client: aioredis.Redis) -> None:
+    async def ttl_of(table: str) -> int:
+        return int(await redis_client.ttl(store.keys.present(table)))
+    await check_presence_batches(store, ttl_of)
