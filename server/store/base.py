@@ -113,6 +113,16 @@ class StoreBase:
         except NoScriptError:
             return await script(keys=keys, args=args)   # loads it, then runs it
 
+    async def run_command(self, *args: bytes | str | int | float) -> Any:
+        """One plain command on the commits' line (one node), or through redis-py on a
+        Cluster: for the calls of a command's path, which redis-py's pool and retry wrapper
+        cost more than the store does (issue 32). The reply is as hiredis reads it
+        (bytes, ints, lists), not converted by redis-py's response callbacks."""
+        line = self._line
+        if line is None:
+            return await self.redis.execute_command(*args)  # type: ignore[no-untyped-call, unused-ignore]
+        return await line.call(*args)
+
     @property
     def one_node(self) -> bool:
         """The store is one Redis (or Valkey), not a Cluster: a script may then reach keys

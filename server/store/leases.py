@@ -39,8 +39,8 @@ class LeaseStore(StoreBase):
         holder). A lease has no expiry of its own: it is worth what its holder's
         heartbeat is (``ttl_s`` only lets the key of a forgotten table go)."""
         with unavailable_on_error(f"lease {table_id}"):
-            return bool(await self._take_lease(keys=[self.keys.lease(table_id)],
-                                               args=[process, seen or "", int(ttl_s)]))
+            return bool(await self.run_script(self._take_lease, [self.keys.lease(table_id)],
+                                              [process, seen or "", int(ttl_s)]))
 
     async def lease_holders(self, table_ids: Sequence[str], refresh_ttl_s: int = 0
                             ) -> list[str | None]:
@@ -59,7 +59,7 @@ class LeaseStore(StoreBase):
 
     async def release_lease(self, table_id: str, process: str) -> None:
         with unavailable_on_error(f"release {table_id}"):
-            await self._release_lease(keys=[self.keys.lease(table_id)], args=[process])
+            await self.run_script(self._release_lease, [self.keys.lease(table_id)], [process])
 
     async def presence(self, table_id: str, field: str, delta: int, ttl_s: int) -> int:
         """Count one of this process's connections of a player in or out of a table."""

@@ -114,7 +114,7 @@ class SessionStore(StoreBase):
         """``player_id`` stopped watching ``table_id``."""
         check_id("table", table_id)
         with unavailable_on_error(f"forget watching {player_id}"):
-            await self.redis.zrem(self.keys.watching(player_id), table_id)
+            await self.run_command("ZREM", self.keys.watching(player_id), table_id)
 
     async def watching(self, player_id: str) -> list[str]:
         """The tables ``player_id`` watches, the most recently noted first."""

@@ -110,17 +110,22 @@ class TableStore(StoreBase):
     ) -> int:
         keys = self.keys
         entries = [encode_log_entry(seq, payload) for seq, payload in log]
-        await self._proven(f"index table {table_id}",
-                           lambda: self.redis.sadd(keys.tables, table_id))
+        call_keys = [keys.doc(table_id), keys.log(table_id), keys.deltas(table_id)]
+        one_node = self.one_node
+        if one_node:        # indexed and noted in the same script
+            call_keys += [keys.tables, keys.lobby_changes, keys.lobby_clock]
+        else:               # another slot: indexed first, noted after
+            await self._proven(f"index table {table_id}",
+                               lambda: self.redis.sadd(keys.tables, table_id))
+        args: list[bytes | str | int] = [doc, nonce, int(ttl_s), info,
+                                         table_id if one_node else "", LOBBY_CHANGES_KEPT,
+                                         LOBBY_CHANGES_TTL_S, *entries]
         # Same nonce on a second delivery: the script recognises its own create.
-        ok, version = await self._proven(
-            f"create table {table_id}",
-            lambda: self._create(keys=[keys.doc(table_id), keys.log(table_id),
-                                       keys.deltas(table_id)],
-                                 args=[doc, nonce, int(ttl_s), info, *entries]))
+        ok, version = await self._proven(f"create table {table_id}",
+                                         lambda: self.run_script(self._create, call_keys, args))
         if not ok:
             raise VersionConflict(table_id, None, int(version))
-        if info:
+        if info and not one_node:
             await self._lobby_changed(table_id)
         return 1
 
@@ -285,5 +290,5 @@ class TableStore(StoreBase):
         """A player's remembered reply entries at this table, newest first."""
         raw = await self._proven(
             f"load replies at table {table_id}",
-            lambda: self.redis.lrange(self.keys.replies(table_id, player_id), 0, -1))
+            lambda: self.run_command("LRANGE", self.keys.replies(table_id, player_id), 0, -1))
         return [_blob(r) for r in raw]

@@ -181,7 +181,8 @@ async def test_a_read_cut_off_by_our_own_stall_is_read_again(
     """The one ``storage_unavailable`` left at 1,000 tables: a read on a command's path
     (the table, its log, a player's stored replies, the lobby) timed out in a stall of our
     loop with the store's answer in the socket. Reads are sent again once the store has
-    proved it is up, like the commit."""
+    proved it is up, like the commit; a read on the commits' line (issue 32) reads the
+    answer in the socket before its timer, so it needs no probe at all."""
     client = await connect(own_valkey.connection_url, socket_timeout=0.2)
     try:
         store = Store(client, key_prefix)
@@ -201,7 +202,10 @@ async def test_a_read_cut_off_by_our_own_stall_is_read_again(
             assert await asyncio.wait_for(pending, timeout=6) == expected
         finally:
             os.kill(pid, signal.SIGCONT)
-        assert probes, "the read did not time out: the test covers nothing"
+        if read == "load_replies":
+            assert not probes, "on the line: the answer in the socket is read first"
+        else:
+            assert probes, "the read did not time out: the test covers nothing"
     finally:
         await client.aclose()
 

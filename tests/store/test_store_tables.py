@@ -228,3 +228,14 @@ async def test_presence_batches_on_one_node(store: Store, redis_client: aioredis
     async def ttl_of(table: str) -> int:
         return int(await redis_client.ttl(store.keys.present(table)))
     await check_presence_batches(store, ttl_of)
+
+
+async def test_a_create_is_indexed_and_noted_in_its_own_call_on_one_node(store: Store) -> None:
+    """Issue 32: on one node a new table's index entry and lobby change are written by the
+    create's script; a second delivery (same nonce) notes nothing more."""
+    assert await store._create_table("listed", b"d", b"n1", info=b"i") == 1
+    assert await store._create_table("listed", b"d", b"n1", info=b"i") == 1   # resent
+    assert await store._create_table("unlisted", b"d", b"n2") == 1           # no entry
+    assert sorted(await store.table_ids()) == ["listed", "unlisted"]
+    seq, changed = await store.lobby_changes(0)
+    assert (seq, changed) == (1, ["listed"])
