@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import msgspec
+from redis.commands.core import AsyncScript
 from redis.exceptions import WatchError
 
 from protocol import TableOptions
@@ -41,6 +42,20 @@ from .store import Store
 
 #: Attempts of the match transaction when other matches' ratings change meanwhile.
 ATTEMPTS = 20
+
+# KEYS: the match's key, the all-matches index (every key it writes is in the history's one
+# hash slot). ARGV: the match, its lifetime in seconds, then each write as its number of
+# words and the words. The match is kept once: a second delivery changes nothing.
+KEEP_ONCE = """
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', tonumber(ARGV[2])) then return 0 end
+local i = 3
+while i <= #ARGV do
+  local n = tonumber(ARGV[i])
+  redis.call(unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
+return 1
+"""
 
 Pair = tuple[float, float]
 #: ``rate`` is given the ratings before the match (account -> (mu, sigma), None for an
@@ -106,6 +121,8 @@ class HistoryStore:
         self.retention = retention or Retention()
         prefix = store.prefix
         self._base = f"{prefix}:{{h}}"
+        #: KEEP_ONCE registered on the store's client (again after a rebind: a new client).
+        self._script: tuple[object, AsyncScript] | None = None
 
     # ------------------------------------------------------------------ keys
 
@@ -146,12 +163,39 @@ class HistoryStore:
     # ------------------------------------------------------------------ writing
 
     async def record(self, m: StoredMatch, rate: RateFn | None = None) -> StoredMatch | None:
-        """Keep ``m``: its indexes, its players' stats and (``rate``) their ratings, in one
-        transaction. Returns the match as stored (with ratings), or None if it was kept
-        already (nothing changed)."""
+        """Keep ``m``: its indexes, its players' stats and (``rate``) their ratings, at once.
+        Returns the match as stored (with ratings), or None if it was kept already (nothing
+        changed).
+
+        A match that rates nobody is kept by one script (issue 32: the transaction's four
+        round trips were 5% of a process at the load bench's churn of a match a table); a
+        rated one reads its players' ratings first, in a transaction that watches them."""
+        accounts = [s.account for s in m.seats if s.account]
+        if rate is None or not accounts:
+            kept = await self._record_unrated(m)
+        else:
+            kept = await self._record_rated(m, rate, accounts)
+        if kept is None:
+            return None
+        await self.trim()
+        return kept
+
+    async def _record_unrated(self, m: StoredMatch) -> StoredMatch | None:
+        key = self._match(m.id)
+        args: list[bytes | str | int | float] = [msgspec.msgpack.encode(m),
+                                                 self.retention.max_age_s]
+        for command in self._writes(m):
+            args += [len(command), *command]
+        if self._script is None or self._script[0] is not self.store.redis:
+            self._script = (self.store.redis, self.store.redis.register_script(KEEP_ONCE))
+        with unavailable_on_error(f"keep match {m.id}"):
+            kept = await self.store.run_script(self._script[1], [key, self._all], args)
+        return m if kept else None
+
+    async def _record_rated(self, m: StoredMatch, rate: RateFn,
+                            accounts: list[str]) -> StoredMatch | None:
         redis = self.store.redis
         key = self._match(m.id)
-        accounts = [s.account for s in m.seats if s.account]
         with unavailable_on_error(f"keep match {m.id}"):
             for _ in range(ATTEMPTS):
                 try:
@@ -159,53 +203,48 @@ class HistoryStore:
                         await pipe.watch(key, self._ratings)
                         if await pipe.exists(key):
                             return None
-                        if rate is not None and accounts:
-                            raw = await pipe.hmget(self._ratings,
-                                                   [digest(a) for a in accounts])
-                            before = {a: None if r is None else _pair(_blob(r))
-                                      for a, r in zip(accounts, raw, strict=True)}
-                            m = _with_ratings(m, rate(before))
+                        raw = await pipe.hmget(self._ratings, [digest(a) for a in accounts])
+                        before = {a: None if r is None else _pair(_blob(r))
+                                  for a, r in zip(accounts, raw, strict=True)}
+                        m = _with_ratings(m, rate(before))
                         pipe.multi()  # type: ignore[no-untyped-call]
-                        self._write(pipe, m)
+                        pipe.set(key, msgspec.msgpack.encode(m), ex=self.retention.max_age_s)
+                        for command in self._writes(m):
+                            pipe.execute_command(*command)
                         await pipe.execute()
-                    break
+                    return m
                 except WatchError:
                     continue
-            else:
-                raise WatchError(f"match {m.id}: ratings kept changing")
-        await self.trim()
-        return m
+            raise WatchError(f"match {m.id}: ratings kept changing")
 
-    def _write(self, pipe: object, m: StoredMatch) -> None:
-        p: object = pipe
+    def _writes(self, m: StoredMatch) -> list[tuple[str | bytes | int | float, ...]]:
+        """Every write that keeps ``m`` but the match's own key: its indexes, its players'
+        stats and ratings, as commands (one list for the script and the transaction)."""
         r = self.retention
-        blob = msgspec.msgpack.encode(m)
-        p.set(self._match(m.id), blob, ex=r.max_age_s)  # type: ignore[attr-defined]
-        p.zadd(self._all, {m.id: m.finished_at})  # type: ignore[attr-defined]
+        out: list[tuple[str | bytes | int | float, ...]] = [("ZADD", self._all, m.finished_at,
+                                                              m.id)]
         for k in self._indexes(m):
-            p.zadd(k, {m.id: m.finished_at})  # type: ignore[attr-defined]
-            p.expire(k, r.max_age_s)  # type: ignore[attr-defined]
+            out += [("ZADD", k, m.finished_at, m.id), ("EXPIRE", k, r.max_age_s)]
         won = {"team0": 0, "team1": 1}.get(m.result)
         for s in m.seats:
             if not s.account:
                 continue
             stats = self._stats(s.account)
-            p.hset(stats, "name", s.name)  # type: ignore[attr-defined]
-            p.hincrby(stats, "played", 1)  # type: ignore[attr-defined]
+            out += [("HSET", stats, "name", s.name), ("HINCRBY", stats, "played", 1)]
             if won == s.seat % 2:
-                p.hincrby(stats, "won", 1)  # type: ignore[attr-defined]
+                out.append(("HINCRBY", stats, "won", 1))
             if m.rated:
-                p.hincrby(stats, "rated", 1)  # type: ignore[attr-defined]
+                out.append(("HINCRBY", stats, "rated", 1))
             partner = m.seats[(s.seat + 2) % 4] if len(m.seats) == 4 else None
             if partner is not None and partner.account and not partner.bot:
                 d = digest(partner.account)
-                p.hincrby(stats, f"pm:{d}", 1)  # type: ignore[attr-defined]
-                p.hset(stats, f"pn:{d}", partner.name)  # type: ignore[attr-defined]
+                out += [("HINCRBY", stats, f"pm:{d}", 1), ("HSET", stats, f"pn:{d}", partner.name)]
                 if won == s.seat % 2:
-                    p.hincrby(stats, f"pw:{d}", 1)  # type: ignore[attr-defined]
+                    out.append(("HINCRBY", stats, f"pw:{d}", 1))
             if s.after is not None:
-                p.hset(self._ratings, digest(s.account),  # type: ignore[attr-defined]
-                       msgspec.msgpack.encode(s.after))
+                out.append(("HSET", self._ratings, digest(s.account),
+                            msgspec.msgpack.encode(s.after)))
+        return out
 
     async def adopt(self, player: str, account: str) -> int:
         """A guest registers (issue 27, item 1: "keeping the session's matches"): the

@@ -20,7 +20,9 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
+from protocol import TableOptions
 from server.store import Store, hash_token
+from server.store.history import HistoryStore, StoredMatch, StoredSeat
 
 from .store_kit import check_presence_batches
 
@@ -160,3 +162,20 @@ async def test_presence_batches_on_three_masters(store: Store) -> None:
     async def ttl_of(table: str) -> int:
         return int(await store.redis.ttl(store.keys.present(table)))
     await check_presence_batches(store, ttl_of)
+
+
+async def test_history_is_kept_once_by_its_script_on_three_masters(store: Store) -> None:
+    """Issue 32: a match that rates nobody is kept by one script, which writes keys it
+    does not declare (all in the history's one hash slot): a Cluster runs it too."""
+    seats = [StoredSeat(seat=s, name=f"N{s}", player=f"p{s}", account=f"a{s}")
+             for s in range(4)]
+    match = StoredMatch(table="t", match=1, finished_at=time.time(), private=False,
+                        rated=False, result="team1", points=[1, 3], options=TableOptions(),
+                        seats=seats)
+    history = HistoryStore(store)
+    assert await history.record(match) is not None
+    assert await history.record(match) is None                  # kept once
+    page, _ = await history.page(account="a1", limit=5)
+    assert [m.id for m in page] == ["t:1"]
+    stats = await history.stats("a1")
+    assert stats is not None and stats["played"] == "1" and stats["won"] == "1"
