@@ -21,6 +21,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from protocol import TableOptions
+from server.players.accounts import SessionAccounts
 from server.store import Store, hash_token
 from server.store.history import HistoryStore, StoredMatch, StoredSeat
 
@@ -179,3 +180,13 @@ async def test_history_is_kept_once_by_its_script_on_three_masters(store: Store)
     assert [m.id for m in page] == ["t:1"]
     stats = await history.stats("a1")
     assert stats is not None and stats["played"] == "1" and stats["won"] == "1"
+
+
+async def test_a_tables_accounts_are_read_together_on_three_masters(store: Store) -> None:
+    """Issue 32: the players' accounts hash and each session's field, in other slots, are
+    read by commands sent together (one write on one node, routed by key here)."""
+    accounts = SessionAccounts(store)
+    await store.redis.hset(accounts.players_key, "p1", "acct-1")
+    await store.redis.hset(store.keys.session("p2"), "account", "acct-2")
+    assert await accounts.of(["p1", "p2", "p3", "p1"]) == {
+        "p1": "acct-1", "p2": "acct-2", "p3": None}
