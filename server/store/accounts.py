@@ -34,9 +34,6 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-import redis.asyncio as aioredis
-from redis.commands.core import AsyncScript
-
 from server.store.base import time_public_calls
 from server.store.client import unavailable_on_error
 from server.store.keys import check_id, check_token_hash
@@ -143,8 +140,6 @@ class AccountStore:
         self.store = store
         p = store.keys.prefix
         self._tag = f"{p}:{{accounts}}"
-        self._scripts: dict[str, AsyncScript] = {}
-        self._bound: aioredis.Redis | None = None
 
     # -- keys ------------------------------------------------------------------------
 
@@ -170,23 +165,13 @@ class AccountStore:
     def fails_key(self, kind: str, subject: str) -> str:
         return f"{self._tag}:fail:{kind}:{_digest(subject)}"
 
-    def _script(self, name: str, text: str) -> AsyncScript:
-        redis = self.store.redis
-        if self._bound is not redis:
-            self._scripts.clear()
-            self._bound = redis
-        script = self._scripts.get(name)
-        if script is None:
-            script = self._scripts[name] = redis.register_script(text)
-        return script
-
     # -- accounts --------------------------------------------------------------------
 
     async def register(self, *, key: str, name: str, skeleton: str, password_hash: str,
                        player: str) -> str:
         """Create the account; ``'ok'`` or ``'taken'``, ``'confusable'``, ``'player'``."""
         check_id("player", player)
-        script = self._script("register", REGISTER)
+        script = self.store.script(REGISTER)
         with unavailable_on_error("register account"):
             reply = await script(
                 keys=[self.account_key(key), self.skeletons_key, self.players_key],
@@ -225,7 +210,7 @@ class AccountStore:
         return _text(found) or _text(owner)
 
     async def set_hash(self, key: str, old: str, new: str) -> bool:
-        script = self._script("set_hash", SET_HASH)
+        script = self.store.script(SET_HASH)
         with unavailable_on_error("set password"):
             return bool(await script(keys=[self.account_key(key)], args=[old, new]))
 
@@ -307,7 +292,7 @@ class AccountStore:
     async def attempt(self, account: str, address: str, per_account: Limit,
                       per_address: Limit, ttl_s: int) -> int:
         """Count one login attempt; 0, or how many ms to wait first (nothing counted)."""
-        script = self._script("attempt", ATTEMPT)
+        script = self.store.script(ATTEMPT)
         with unavailable_on_error("count login attempt"):
             wait = await script(
                 keys=[self.fails_key("a", account), self.fails_key("ip", address)],
@@ -315,7 +300,7 @@ class AccountStore:
         return int(wait)
 
     async def succeeded(self, account: str, address: str) -> None:
-        script = self._script("succeeded", SUCCEEDED)
+        script = self.store.script(SUCCEEDED)
         with unavailable_on_error("reset login attempts"):
             await script(keys=[self.fails_key("a", account), self.fails_key("ip", address)])
 

@@ -96,6 +96,8 @@ class StoreBase:
         #: (``/metrics``: server/metrics.py; ``time_public_calls`` times them). None:
         #: nobody listens.
         self.observe: Callable[[str, float, bool], None] | None = None
+        #: The scripts of the stores kept beside this one (:meth:`script`), by source.
+        self._beside: dict[str, AsyncScript] = {}
         for part in reversed(type(self).__mro__):
             for name, source in vars(part).get("SCRIPTS", {}).items():
                 setattr(self, name, redis.register_script(source))
@@ -112,6 +114,16 @@ class StoreBase:
             return await line.call("EVALSHA", script.sha, len(keys), *keys, *args)
         except NoScriptError:
             return await script(keys=keys, args=args)   # loads it, then runs it
+
+    def script(self, source: str) -> AsyncScript:
+        """``source`` registered on the current client, once: for the stores kept beside
+        this one over its client (the players' history, accounts and queue), whose scripts
+        are not among its parts' ``SCRIPTS``; :meth:`rebind` forgets them with the old
+        client."""
+        script = self._beside.get(source)
+        if script is None:
+            script = self._beside[source] = self.redis.register_script(source)
+        return script
 
     async def run_command(self, *args: bytes | str | int | float) -> Any:
         """One plain command on the commits' line (one node), or through redis-py on a
@@ -143,6 +155,7 @@ class StoreBase:
         """
         self.redis = redis
         self._line = Line(redis) if self.one_node else None
+        self._beside.clear()
         for name, value in list(vars(self).items()):
             if isinstance(value, AsyncScript):
                 setattr(self, name, redis.register_script(value.script))

@@ -30,7 +30,6 @@ import time
 from collections.abc import Callable, Sequence
 
 import msgspec
-from redis.commands.core import AsyncScript
 from redis.exceptions import WatchError
 
 from protocol import TableOptions
@@ -121,8 +120,6 @@ class HistoryStore:
         self.retention = retention or Retention()
         prefix = store.prefix
         self._base = f"{prefix}:{{h}}"
-        #: KEEP_ONCE registered on the store's client (again after a rebind: a new client).
-        self._script: tuple[object, AsyncScript] | None = None
 
     # ------------------------------------------------------------------ keys
 
@@ -186,10 +183,9 @@ class HistoryStore:
                                                  self.retention.max_age_s]
         for command in self._writes(m):
             args += [len(command), *command]
-        if self._script is None or self._script[0] is not self.store.redis:
-            self._script = (self.store.redis, self.store.redis.register_script(KEEP_ONCE))
         with unavailable_on_error(f"keep match {m.id}"):
-            kept = await self.store.run_script(self._script[1], [key, self._all], args)
+            kept = await self.store.run_script(self.store.script(KEEP_ONCE), [key, self._all],
+                                               args)
         return m if kept else None
 
     async def _record_rated(self, m: StoredMatch, rate: RateFn,

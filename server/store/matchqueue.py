@@ -107,21 +107,15 @@ class QueueStore:
         self.channel = f"{base}:seated"
         self.taking = f"{base}:taking"
         self.joining = f"{base}:joining"
-        self._scripts: dict[str, object] = {}
 
     @property
     def observe(self) -> Callable[[str, float, bool], None] | None:
         """The store's observer (``/metrics``): these calls are the store's work too."""
         return self.store.observe
 
-    async def _run(self, name: str, text: str, keys: list[str], args: list[object]) -> int:
-        redis = self.store.redis
-        if self._scripts.get("client") is not redis:      # rebound: register again
-            self._scripts = {"client": redis}
-        script = self._scripts.get(name)
-        if script is None:
-            script = self._scripts[name] = redis.register_script(text)
-        return int(await self.store.run_script(script, keys, args))  # type: ignore[arg-type]
+    async def _run(self, text: str, keys: list[str], args: list[object]) -> int:
+        return int(await self.store.run_script(self.store.script(text), keys,
+                                               args))  # type: ignore[arg-type]
 
     async def put(self, player: str, request: bytes) -> int:
         """Queue (or replace) ``player``'s request; returns how many wait now."""
@@ -158,7 +152,7 @@ class QueueStore:
         for player, request in taken:
             args += [player, request]
         with unavailable_on_error("take from the queue"):
-            return bool(await self._run("take", TAKE, [self.reqs, self.taking, self.joining],
+            return bool(await self._run(TAKE, [self.reqs, self.taking, self.joining],
                                         args))
 
     async def taken(self, players: Sequence[str]) -> None:
@@ -170,13 +164,13 @@ class QueueStore:
         """Mark ``player`` as taking a seat by hand for at most ``mark_s``; False (and no
         mark) while the matchmaker is seating them."""
         with unavailable_on_error("hold a seat"):
-            return bool(await self._run("hold", HOLD, [self.taking, self.joining],
+            return bool(await self._run(HOLD, [self.taking, self.joining],
                                         [player, int(mark_s * 1000)]))
 
     async def release(self, player: str, seated: bool) -> None:
         """The seat by hand is done: the mark goes, and the request too if it seated them."""
         with unavailable_on_error("release a seat"):
-            await self._run("release_seat", RELEASE_SEAT,
+            await self._run(RELEASE_SEAT,
                             [self.joining, self.reqs, self.offline],
                             [player, "1" if seated else ""])
 
@@ -198,19 +192,19 @@ class QueueStore:
 
     async def drop_offline(self, player: str, since: float) -> bool:
         with unavailable_on_error("drop offline"):
-            return bool(await self._run("drop", DROP_OFFLINE, [self.reqs, self.offline],
+            return bool(await self._run(DROP_OFFLINE, [self.reqs, self.offline],
                                         [player, repr(since)]))
 
     # -- the matchmaker's lease and its news ------------------------------------------
 
     async def hold_lease(self, process: str, ttl_s: float) -> bool:
         with unavailable_on_error("matchmaker lease"):
-            return bool(await self._run("lease", LEASE, [self.lease],
+            return bool(await self._run(LEASE, [self.lease],
                                         [process, int(ttl_s * 1000)]))
 
     async def release_lease(self, process: str) -> None:
         with unavailable_on_error("matchmaker release"):
-            await self._run("release", RELEASE, [self.lease], [process])
+            await self._run(RELEASE, [self.lease], [process])
 
     async def announce(self, message: bytes) -> None:
         with unavailable_on_error("announce a seat"):

@@ -110,10 +110,13 @@ async def test_rebind_moves_the_store_and_every_script_to_the_new_client(
         store = Store(first, key_prefix)
         scripts = [name for name, v in vars(store).items() if isinstance(v, AsyncScript)]
         assert scripts, "the Store registers Lua scripts"
+        beside = store.script("return 1")       # a store kept beside it (history, accounts)
+        assert store.script("return 1") is beside and beside.registered_client is first
         store.rebind(second)
         assert store.redis is second
         for name in scripts:
             assert getattr(store, name).registered_client is second
+        assert store.script("return 1").registered_client is second
         await store.create_table("t", b"v1")
         assert await store.commit("t", 1, b"v2", [(1, b"e")]) == 2
         assert await store.read_log("t", 0) == [(1, b"e")]
