@@ -72,6 +72,8 @@ class Calls(Link):
             try:
                 return await asyncio.wait_for(asyncio.shield(future), self.reply_timeout)
             except TimeoutError:
+                if future.done():      # the reply came in the turn the wait timed out
+                    return future.result()
                 pending = self.session.pending.get(cid)
                 if attempt == self.reply_retries or pending is None or not pending.resend:
                     raise
