@@ -168,6 +168,10 @@ class Client:
         self.dropped = False
         self._spawn = spawn
         self._closing: Any = None
+        self._loop = asyncio.get_running_loop()
+        #: Frames are queued in the connection; one write at the end of the loop's turn
+        #: sends them all (issue 32).
+        self._flush_due = False
 
     @property
     def player(self) -> str:
@@ -183,23 +187,32 @@ class Client:
             self.send_all((out,))
 
     def send_all(self, outs: Iterable[Send]) -> None:
-        """Write frames now, in order, without waiting; a peer too far behind is closed
-        (4008) and resumes later."""
+        """Queue frames, in order, without waiting; they go out in one write at the end of
+        the event loop's turn (:meth:`_flush`). A command's reply and the events of its
+        commit, or several tables' events, are then one system call, not one each."""
         if not self.open:
             return
-        ws = self.ws
+        protocol_ = self.ws.protocol
         queued = False
         for out in outs:
-            if ws.protocol.state is not State.OPEN:
-                return
-            ws.protocol.send_binary(out.frame)
+            if protocol_.state is not State.OPEN:
+                break
+            protocol_.send_binary(out.frame)
             queued = True
-        if queued:
-            try:
-                ws.send_data()
-            except Exception as exc:   # a transport already closing: the reader sees it
-                log.debug("write to %s failed: %s", self.address, exc)
-                return
+        if queued and not self._flush_due:
+            self._flush_due = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write what was queued this turn; a peer too far behind is closed (4008) and
+        resumes later. (A close, keepalive or pong sends what is queued before itself.)"""
+        self._flush_due = False
+        ws = self.ws
+        try:
+            ws.send_data()
+        except Exception as exc:   # a transport already closing: the reader sees it
+            log.debug("write to %s failed: %s", self.address, exc)
+            return
         if ws.buffered() > ws.limits.max_send_buffer:
             self.drop(CloseCode.SLOW_READER, "too far behind; reconnect and resume")
 
