@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,30 @@ def pct(values: list[float], q: float) -> float:
         return float("nan")
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def _yardstick() -> int:
+    """A fixed pure-Python workload (dicts, calls, strings, a sort): what a server's loop
+    spends its time on, without any of the project's code (which changes)."""
+    counts: dict[int, int] = {}
+    for i in range(120_000):
+        key = (i * 7919) % 1009
+        counts[key] = counts.get(key, 0) + len(str(i))
+    return len(sorted(f"{k}:{v}" for k, v in counts.items()))
+
+
+def machine_ms(repeat: int = 5) -> float:
+    """CPU milliseconds the fixed :func:`_yardstick` takes here now (the least of
+    ``repeat``). Absolute CPU figures (ms of server CPU per play) vary several-fold on a
+    shared machine from one day to the next (issue 32: 0.37 and 1.40 ms per play for all but
+    the same code), so a run prints this beside them: two runs' figures compare once each is
+    divided by its own yardstick. A ratio within one run needs none of this."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        _yardstick()
+        best = min(best, time.process_time() - start)
+    return round(1000 * best, 2)
 
 
 def own_store(tmp: Path, url: str = "") -> tuple[Any, str]:

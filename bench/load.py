@@ -23,6 +23,11 @@ rate, in the same run. Prints one JSON object:
   the server processes, and the store, used per accepted command over the run: the figure
   that holds on a shared, noisy machine where throughput does not; ``server_cpu_ms_per_play``
   the same CPU over the plays alone;
+- ``machine_ms``: the CPU a fixed pure-Python yardstick takes here, before and after the
+  run (``benchlib.machine_ms``), and ``server_cpu_per_play_in_machine_units``: the CPU per
+  play divided by it. On this shared machine one day's run measured 0.37 ms per play and
+  the next day's 1.40 (092ccf8, and 9b0fc28 which only moved a script cache); divided by
+  each day's yardstick, two runs' figures compare;
 - with ``--compare-processes N``: a run with one process, then one with N, and
   ``cpu_per_command_ratio`` between them (issue 32: a second process must add capacity, not
   cost); ``keeper_failures`` counts the cluster keeper's logged failures;
@@ -53,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import msgpack
 import redis
-from benchlib import free_port, pct, start_server, stop_process
+from benchlib import free_port, machine_ms, pct, start_server, stop_process
 from websockets.asyncio.client import connect
 
 RAMP_TABLES_PER_S = 100       # how fast tables fill before the measured window opens
@@ -398,6 +403,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             return asyncio.run(idle_memory(url, pids, f"ws://127.0.0.1:{echo_port}",
                                            echo.pid, args.idle))
         rss_idle = server_rss_kib(pids)
+        yardstick_before = machine_ms()
         r = redis.Redis.from_url(store.connection_url)
         stats_before = {k: v["calls"] for k, v in r.info("commandstats").items()}
         calls_before = sum(stats_before.values())
@@ -418,6 +424,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         calls = sum(stats_after.values()) - calls_before
         server_cpu = cpu_seconds(pids) - cpu_before
         store_cpu = cpu_seconds([store_pid]) - store_cpu_before
+        yardstick_after = machine_ms()
+        yardstick = (yardstick_before + yardstick_after) / 2
         keeper_failures = (tmp / "server.log").read_text().count("cluster keeper failed")
         stop_process(server)
         health = results[0]["health"]
@@ -473,6 +481,12 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             # (at full pace nine commands in ten are plays).
             "server_cpu_ms_per_play": round(1000 * server_cpu / max(1, plays), 3),
             "store_cpu_ms_per_command": round(1000 * store_cpu / max(1, commands), 3),
+            # The machine's speed over the run (benchlib.machine_ms, before and after),
+            # and the CPU per play in its units: comparable across runs and days.
+            "machine_ms": {"before": yardstick_before, "after": yardstick_after,
+                           "mean": round(yardstick, 2)},
+            "server_cpu_per_play_in_machine_units": round(
+                1000 * server_cpu / max(1, plays) / max(1e-9, yardstick), 4),
             "server_log": str(tmp / "server.log"),
         }
         out["ack_ms_by_command"] = {

@@ -71,4 +71,7 @@ def test_second_process_cost_is_a_ratio_not_a_time(tmp_path: Path) -> None:
         assert figures[side]["errors"] == 0, figures[side]["error_codes"]
         assert figures[side]["keeper_failures"] == 0
         assert figures[side]["commands"] > 500
+        # The yardstick that makes absolute CPU figures comparable across days.
+        assert figures[side]["machine_ms"]["mean"] > 0
+        assert figures[side]["server_cpu_per_play_in_machine_units"] > 0
     assert figures["cpu_per_command_ratio"] <= 2.2, figures["cpu_per_command_ratio"]
