@@ -1,4 +1,5 @@
-"""What a connection is sent in one turn of the event loop goes out in one write (issue 32).
+"""What a connection is sent in one turn of the event loop goes out in one write, and a peer
+that sends is not pinged (issue 32).
 
 A play's reply and the events of its commit reach the player who played as one system call,
 not one each: at human pace every write is a ``send`` of its own, the largest single cost
@@ -9,10 +10,17 @@ its unsent bytes pass the bound: tests/server/test_abuse.py.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
+from websockets.frames import Frame, Opcode
+
+from server.app import running
 from server.wire import Client
 
+from .conftest import server_settings
+from .netclient import NetClient
 from .players import four_humans
 
 
@@ -47,3 +55,52 @@ async def test_a_plays_reply_and_its_events_are_one_write(connect, server):
     assert played[0] == "card_played" and len(played) >= 2
     # The reply's frame first (docs/PROTOCOL.md), then the events' frames.
     assert writes[0].index(b"\xa2ok") < writes[0].index(b"\xa5event")
+
+
+def _count_pings(client: NetClient) -> list[float]:
+    """The server's PINGs this real client receives (it answers them as ever)."""
+    pings: list[float] = []
+    ws = client.ws
+    process = ws.process_event
+
+    def counted(event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode is Opcode.PING:
+            pings.append(time.monotonic())
+        process(event)
+
+    ws.process_event = counted  # type: ignore[method-assign]
+    return pings
+
+
+async def test_keepalive_pings_only_a_silent_peer(redis_url, key_prefix, redis_client):
+    """A peer that sends is there: the server pings only one silent for a whole interval
+    (issue 32: at human pace the pings of 4,000 players cost 4% of a process), and still
+    pings, and so can drop, a silent one."""
+    settings = server_settings(redis_url, key_prefix, ping_interval_s=0.2, ping_timeout_s=5)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        chatty, silent = await NetClient.open(url, "Chatty"), await NetClient.open(url, "Quiet")
+        heard, idle = _count_pings(chatty), _count_pings(silent)
+        async with asyncio.timeout(20):
+            while len(idle) < 4:                     # four intervals of silence, pinged
+                reply = await chatty.request("ping")    # the protocol's own ping (a command)
+                assert reply["type"] == "pong"
+                await asyncio.sleep(0.05)
+        assert heard == [], heard
+        await chatty.close()
+        await silent.close()
+
+
+async def test_a_silent_peer_that_never_answers_the_ping_is_dropped(redis_url, key_prefix,
+                                                                    redis_client):
+    settings = server_settings(redis_url, key_prefix, ping_interval_s=0.2, ping_timeout_s=0.3)
+    async with running(settings) as srv:
+        url = f"ws://127.0.0.1:{srv.port}"
+        gone = await NetClient.open(url, "Gone")
+        player = gone.welcome["player_id"]
+        assert any(c.player_id == player for c in srv.hub.clients)
+        gone.ws.transport.pause_reading()          # reads nothing: no pong ever comes
+        async with asyncio.timeout(10):
+            while any(c.player_id == player for c in srv.hub.clients):  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        gone.ws.transport.abort()
