@@ -3,7 +3,7 @@ that sends is not pinged (issue 32).
 
 A play's reply and the events of its commit reach the player who played as one system call,
 not one each: at human pace every write is a ``send`` of its own, the largest single cost
-in a profile of 1,000 tables (docs/BENCHMARKS.md). Order is kept (docs/PROTOCOL.md: the
+in a profile of 1,000 tables (BENCHMARKS.md). Order is kept (docs/PROTOCOL.md: the
 reply first, then the events), and a peer that does not read is still closed (4008) once
 its unsent bytes pass the bound: tests/server/test_abuse.py.
 """
