@@ -16,6 +16,8 @@ pytestmark = pytest.mark.slow
 BENCHES = {
     "engine.py": (["--seconds", "0.3"], {"engine_deals_per_s", "lean_deals_per_s",
                                           "baseline_deals_per_s"}),
+    "clock_wake.py": (["--wakes", "500"], {"timeout_us_per_wake",
+                                           "baseline_wait_for_us_per_wake", "ratio"}),
     "codec.py": ([], {"us_per_message", "baseline_us_per_message", "overhead_ratio"}),
     "store.py": (["--iterations", "50", "--seconds", "0.3", "--tables", "4"],
                  {"commit_p50_us", "set_p50_us", "ratio"}),

@@ -119,9 +119,12 @@ class TableClock:
             due = self.due()
             wait = None if due is None else due.at - self.now()
             if wait is None or wait > 0:
+                # asyncio.timeout, not wait_for: this wakes at every commit of the table,
+                # and wait_for made a task each time (half the wake's cost; issue 32).
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), wait)
+                    async with asyncio.timeout(wait):
+                        await self._wake.wait()
                 continue
             assert due is not None
             try:
