@@ -121,6 +121,9 @@ class Cluster:
         self._presence: asyncio.Queue[tuple[str, str, int]] = asyncio.Queue()
         self._watch: set[str] = set()
         self._subscribed: set[str] = set()
+        #: Tables watched or let go since the bus last looked: it looks at these only (a
+        #: process holds its tables for an hour after their last play, issue 32).
+        self._news: set[str] = set()
         self._changed = asyncio.Event()
         self.renewals = 0
         self.leases_lost = 0
@@ -197,11 +200,25 @@ class Cluster:
     def watch(self, table_id: str) -> None:
         """Hear the other processes' commits of this table."""
         self._watch.add(table_id)
+        self._news.add(table_id)
         self._changed.set()
 
     def unwatch(self, table_id: str) -> None:
         self._watch.discard(table_id)
+        self._news.add(table_id)
         self._changed.set()
+
+    def _subscriptions_due(self) -> tuple[list[str], list[str]]:
+        """The tables to subscribe to and to unsubscribe from now: those watched or let
+        go since the last look, not the whole held set compared with the subscribed one
+        (two set differences over every table held, at each table made or let go, were
+        2.6% of a process at full pace: py-spy, 64 tables, 2,000 held after 30 s)."""
+        news, self._news = self._news, set()
+        new = [t for t in news if t in self._watch and t not in self._subscribed]
+        gone = [t for t in news if t not in self._watch and t in self._subscribed]
+        self._subscribed.difference_update(gone)
+        self._subscribed.update(new)
+        return new, gone
 
     async def _bus(self, tables: Directory) -> None:
         """Sharded pub/sub: one subscription per held table, each caught up from its log
@@ -211,6 +228,7 @@ class Cluster:
         keys = self.store.keys
         while not self.closed:
             self._subscribed = set()
+            self._news = set(self._watch)      # a new connection: every table again
             try:
                 async with Channels(self.store.redis, functools.partial(self._heard, tables),
                                     functools.partial(self._now_hearing, tables),
@@ -221,11 +239,9 @@ class Cluster:
                             # Only when a table was watched or let go: at 1,000 tables
                             # set differences on every message were a real cost.
                             self._changed.clear()
-                            new, gone = self._watch - self._subscribed, \
-                                self._subscribed - self._watch
+                            new, gone = self._subscriptions_due()
                             channels.subscribe(keys.events(t) for t in new)
                             channels.unsubscribe(keys.events(t) for t in gone)
-                            self._subscribed = (self._subscribed | new) - gone
                             changed = asyncio.ensure_future(self._changed.wait())
                             await asyncio.wait((changed, lost),
                                                return_when=asyncio.FIRST_COMPLETED)
