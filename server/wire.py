@@ -37,6 +37,7 @@ from protocol.results import Result
 from protocol.session import RateLimiter, Send, SequenceGap, ServerSession
 
 from .looplag import ReplayBudget
+from .viewer import hold_write
 
 log = logging.getLogger(__name__)
 
@@ -201,9 +202,8 @@ class Client:
         self.dropped = False
         self._spawn = spawn
         self._closing: Any = None
-        self._loop = asyncio.get_running_loop()
-        #: Frames are queued in the connection; one write at the end of the loop's turn
-        #: sends them all (issue 32).
+        #: Frames queued while writes are held (:func:`~server.viewer.writes_held`) wait
+        #: for one write at the hold's end (issue 32).
         self._flush_due = False
 
     @property
@@ -220,9 +220,9 @@ class Client:
             self.send_all((out,))
 
     def send_all(self, outs: Iterable[Send]) -> None:
-        """Queue frames, in order, without waiting; they go out in one write at the end of
-        the event loop's turn (:meth:`_flush`). A command's reply and the events of its
-        commit, or several tables' events, are then one system call, not one each."""
+        """Write frames now, in order, without waiting, in one write; while writes are
+        held (:func:`~server.viewer.writes_held`: a command's reply and its commit's
+        events), at the hold's end, all of them in one write (:meth:`_flush`)."""
         if not self.open:
             return
         protocol_ = self.ws.protocol
@@ -233,12 +233,14 @@ class Client:
             protocol_.send_binary(out.frame)
             queued = True
         if queued and not self._flush_due:
-            self._flush_due = True
-            self._loop.call_soon(self._flush)
+            if hold_write(self._flush):
+                self._flush_due = True
+            else:
+                self._flush()
 
     def _flush(self) -> None:
-        """Write what was queued this turn; a peer too far behind is closed (4008) and
-        resumes later. (A close, keepalive or pong sends what is queued before itself.)"""
+        """Write what was queued; a peer too far behind is closed (4008) and resumes
+        later. (A close, keepalive or pong sends what is queued before itself.)"""
         self._flush_due = False
         ws = self.ws
         try:

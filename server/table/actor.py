@@ -37,7 +37,7 @@ from server.store import Store, VersionConflict
 from .. import logs
 from ..botrunner import BotRunner
 from ..config import Settings
-from ..viewer import Viewer
+from ..viewer import Viewer, writes_held
 from . import chat, watching
 from .attending import Attending
 from .clock import TableClock
@@ -198,9 +198,10 @@ class Table(Attending):
         async with self.lock:
             prior = await self.replies.prior(player, cmd.id)
             if prior is not None:
-                viewer.reply_stored(cmd.id, prior)
-                if plan.watch == "subscribe" and self.state.seat_of(player) is not None:
-                    self.subscribe(viewer)   # a resent join after a reconnect: watch again
+                with writes_held():
+                    viewer.reply_stored(cmd.id, prior)
+                    if plan.watch == "subscribe" and self.state.seat_of(player) is not None:
+                        self.subscribe(viewer)   # a resent join after a reconnect: watch again
                 return
             await self.execute(plan.mutate, Origin(viewer, cmd, plan.watch), light=plan.light)
 
@@ -243,8 +244,9 @@ class Table(Attending):
                 raise
             if change.spectators_told is not None:
                 self.announced = change.spectators_told
-            headed = self._answer(origin, result)
-            self._show(change, skip=headed)
+            with writes_held():      # the reply and these events: one write each
+                headed = self._answer(origin, result)
+                self._show(change, skip=headed)
             if self.on_finish is not None:
                 if change.finished:
                     self.on_finish(self.state, self.match)

@@ -1,11 +1,13 @@
-"""What a connection is sent in one turn of the event loop goes out in one write, and a peer
-that sends is not pinged (issue 32).
+"""A command's reply and its commit's events go out in one write, at once, and a peer that
+sends is not pinged (issue 32).
 
 A play's reply and the events of its commit reach the player who played as one system call,
 not one each: at human pace every write is a ``send`` of its own, the largest single cost
-in a profile of 1,000 tables (BENCHMARKS.md). Order is kept (docs/PROTOCOL.md: the
-reply first, then the events), and a peer that does not read is still closed (4008) once
-its unsent bytes pass the bound: tests/server/test_abuse.py.
+in a profile of 1,000 tables (BENCHMARKS.md). They are written by the step that committed
+the play, not a later turn of the loop (which cost 7-9% of the plays per second at full
+pace). Order is kept (docs/PROTOCOL.md: the reply first, then the events), and a peer that
+does not read is still closed (4008) once its unsent bytes pass the bound:
+tests/server/test_abuse.py.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from websockets.frames import Frame, Opcode
 
 from server.app import running
+from server.viewer import hold_write, writes_held
 from server.wire import Client
 
 from .conftest import server_settings
@@ -34,11 +37,13 @@ async def test_a_plays_reply_and_its_events_are_one_write(connect, server):
     hand = await clients[0].wait_event(lambda e: e["type"] == "hand_dealt")
     peer = _peer(server, clients[0].welcome["player_id"])
     writes: list[bytes] = []
+    writers: list[asyncio.Task[Any] | None] = []
     transport = peer.ws.transport
     write = transport.write
 
     def counted(data: bytes | bytearray | memoryview) -> None:
         writes.append(bytes(data))
+        writers.append(asyncio.current_task())
         write(data)
 
     transport.write = counted  # type: ignore[method-assign]
@@ -49,8 +54,10 @@ async def test_a_plays_reply_and_its_events_are_one_write(connect, server):
         await clients[0].wait_event(lambda e: e["type"] == "card_played")
     finally:
         transport.write = write  # type: ignore[method-assign]
-    # The reply and the play's events (card_played, the next turn) in one write, in order.
+    # The reply and the play's events (card_played, the next turn) in one write, in order,
+    # made by the task that committed the play (a callback of a later turn has none).
     assert len(writes) == 1, [len(w) for w in writes]
+    assert writers[0] is not None
     played = [e["event"]["type"] for e in clients[0].events[seen:]]
     assert played[0] == "card_played" and len(played) >= 2
     # The reply's frame first (docs/PROTOCOL.md), then the events' frames.
@@ -104,3 +111,19 @@ async def test_a_silent_peer_that_never_answers_the_ping_is_dropped(redis_url, k
             while any(c.player_id == player for c in srv.hub.clients):  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
         gone.ws.transport.abort()
+
+
+def test_held_writes_go_out_at_the_outermost_holds_end_in_order_even_on_failure() -> None:
+    done: list[str] = []
+    assert not hold_write(lambda: done.append("now"))     # no hold: the caller writes
+    try:
+        with writes_held():
+            assert hold_write(lambda: done.append("a"))
+            with writes_held():
+                assert hold_write(lambda: done.append("b"))
+            assert done == []                             # the inner end writes nothing
+            raise RuntimeError("a failure inside")
+    except RuntimeError:
+        pass
+    assert done == ["a", "b"]
+    assert not hold_write(lambda: done.append("later"))   # the hold is over
