@@ -156,11 +156,14 @@ for i = 1, #ids do out[i + 2] = ids[i] end
 return out
 """
 
-# KEYS: doc hash, deltas list. Returns {version, doc, {deltas...}} read together (the
-# document and the changes after it), or {} if there is no table.
+# KEYS: doc hash, deltas list. ARGV (optional): a version the caller has. Returns
+# {version, doc, {deltas...}} read together (the document and the changes after it), or
+# {version} alone if the caller has that version already (nothing newer to send), or {}
+# if there is no table.
 LOAD_TABLE = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'doc')
 if not cur[1] or not cur[2] then return {} end
+if ARGV[1] and tonumber(cur[1]) <= tonumber(ARGV[1]) then return {cur[1]} end
 return {cur[1], cur[2], redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 

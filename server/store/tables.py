@@ -141,6 +141,25 @@ class TableStore(StoreBase):
         version, doc, deltas = raw
         return StoredTable(int(version), _blob(doc), [_blob(d) for d in deltas])
 
+    async def load_table_if_newer(self, table_id: str, version: int) -> StoredTable | int | None:
+        """The table as stored if its version is past ``version``; else its version alone
+        (the document is neither sent nor decoded); ``None`` if it does not exist.
+
+        A table catches up when its subscription takes effect (every table a process
+        makes or loads) and usually finds nothing new: it then cost a whole document read
+        and decoded for nothing (issue 32)."""
+        keys = self.keys
+        raw = await self._proven(
+            f"load table {table_id}",
+            lambda: self._load_table(keys=[keys.doc(table_id), keys.deltas(table_id)],
+                                     args=[version]))
+        if not raw:
+            return None
+        if len(raw) == 1:
+            return int(raw[0])
+        stored, doc, deltas = raw
+        return StoredTable(int(stored), _blob(doc), [_blob(d) for d in deltas])
+
     async def table_ids(self) -> list[str]:
         """Ids in the table index, sorted (may include an id whose create was cut off)."""
         raw = await self._proven("list tables", lambda: self.redis.smembers(self.keys.tables))

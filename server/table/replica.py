@@ -217,13 +217,14 @@ class Replica:
 
     async def catch_up(self) -> Change:
         """Read what this process missed: the table, and the log after the last event it
-        delivered (or, if those were trimmed, the table alone)."""
-        loaded = await self._load()
-        if loaded is None:
+        delivered (or, if those were trimmed, the table alone). Nothing new (the usual
+        case, when a table's subscription takes effect) reads no document."""
+        stored = await self.store.load_table_if_newer(self.id, self.version)
+        if stored is None:
             return Change(Outcome.CLOSED)
-        stored, fresh, match = loaded
-        if stored.version <= self.version:
+        if isinstance(stored, int):
             return Change(Outcome.UNCHANGED)
+        fresh, match = delta.restore(stored)
         missed = await self.store.read_log(self.id, self.state.gseq)
         entries = None if missed is None else [unpack_entry(g, b) for g, b in missed
                                                if g <= fresh.gseq]

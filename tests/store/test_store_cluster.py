@@ -113,6 +113,8 @@ async def test_every_table_key_and_script_works_on_three_masters(store: Store) -
         assert await store.read_log(tid, 0) == [(1, b"e1"), (2, b"e2")]
         assert await store.load_replies(tid, "p1") == [b"r"]
         assert await store.load_record(tid) == b"rec"
+        assert await store.load_table_if_newer(tid, 2) == 2         # issue 32: no document
+        assert await store.load_table_if_newer(tid, 1) == (2, b"v2", [])
     assert sorted(await store.table_ids()) == sorted(tables)
     assert await store.lobby_infos(tables) == {tid: b"i2" for tid in tables}
     # issue 32: the lobby's changes, two keys of one slot, counted once per table

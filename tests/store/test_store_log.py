@@ -45,6 +45,20 @@ async def test_empty_log_and_missing_table(store: Store) -> None:
     assert await store.read_log("nope", 0) is None
 
 
+async def test_a_catch_up_that_finds_nothing_new_gets_no_document(store: Store) -> None:
+    """Issue 32: every table catches up when its subscription takes effect, and usually
+    finds nothing new; the store then answers with the version alone."""
+    assert await store.load_table_if_newer("t", 0) is None          # no such table
+    await store.create_table("t", b"d1")
+    assert await store.load_table_if_newer("t", 1) == 1             # has it: no document
+    assert await store.load_table_if_newer("t", 5) == 1             # (ahead: the same)
+    assert await store.load_table_if_newer("t", 0) == (1, b"d1", [])
+    assert await store.commit("t", 1, b"x", [], delta=True) == 2
+    assert await store.load_table_if_newer("t", 1) == (2, b"d1", [b"x"])   # newer: whole
+    assert await store.load_table_if_newer("t", 2) == 2
+    assert await store.load_table("t") == (2, b"d1", [b"x"])       # the plain read as ever
+
+
 async def test_invalid_log_max(store: Store) -> None:
     await store.create_table("t", b"d")
     with pytest.raises(ValueError):
