@@ -44,6 +44,7 @@ async function submit(app) {
   $("account-password").value = "";          // not kept in the page once sent
   const conn = app.conn;
   try {
+    await conn.online();                     // not on a connection a logout is closing
     if (which === "signup") {
       const made = await conn.call("register", { name, password });
       conn.account = String(made.account);
@@ -72,19 +73,22 @@ async function submit(app) {
 }
 
 /** This page speaks for a guest again (its session was ended: the server closes this
- *  connection with 4002, and the next hello is a new guest's). */
-function becomeGuest(app, status) {
+ *  connection with 4002, and the next hello is a new guest's). `ended`: the server said so
+ *  (the page reconnects at once, without the token). */
+function becomeGuest(app, status, ended) {
   const conn = app.conn;
   conn.session.token = null;
   conn.account = null;
   conn.name = app.guestName();
   conn.session.name = conn.name;
   conn.save();
+  if (ended) conn.reconnectNow();
   app.setStatus(t(status));
   app.render();
 }
 
 async function logout(app) {
+  let ended = true;
   try {
     await app.conn.call("logout");
   } catch (err) {
@@ -92,8 +96,9 @@ async function logout(app) {
       app.setLobbyNotice(err?.reply ? errorSentence(err.reply) : t("session.lost"));
       return;
     }
+    ended = false;                            // a guest's already: nothing was ended
   }
-  becomeGuest(app, "account.logged_out");
+  becomeGuest(app, "account.logged_out", ended);
 }
 
 function settingsNote(text) {
@@ -126,7 +131,7 @@ async function logoutAll(app) {
     return;
   }
   settingsNote("");
-  becomeGuest(app, "account.logged_out_all");
+  becomeGuest(app, "account.logged_out_all", true);
 }
 
 export function setupAccount(app) {

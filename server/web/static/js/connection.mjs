@@ -65,6 +65,8 @@ export class Connection {
       if (typeof table === "string") this.follow(table);
     }
     this.waiters = new Map(); // id -> {resolve, reject}
+    /** Waiting for the next welcome (online()). */
+    this.welcomeWaiters = [];
     for (const p of Array.isArray(stored.pending) ? stored.pending : []) {
       if (p && Number.isSafeInteger(p.id) && typeof p.type === "string") {
         this.session.command(p.type, p.fields ?? {}, { id: p.id });
@@ -145,6 +147,27 @@ export class Connection {
   forget(table) {
     this.session.forget(table);
     this._save();
+  }
+
+  /** Resolves once the connection is welcomed: at once if it is, else at the next welcome.
+   *  The account commands are never resent after a drop (they carry passwords), so one
+   *  sent while the page reconnects, or on a connection the server is about to close, would
+   *  get no answer: they wait for this first. */
+  online() {
+    if (this.session.state === "open" && this.ws) return Promise.resolve();
+    return new Promise((resolve) => this.welcomeWaiters.push(resolve));
+  }
+
+  /** The server ended this connection's session (a logout) and is closing it (4002): leave
+   *  it now and say hello again at once, as a guest, rather than wait for that close while
+   *  the player goes on (a login sent on the closing connection was lost). */
+  reconnectNow() {
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    ws.close(1000, "logged out");
+    this._lost(null);
+    this._reconnectSoon(0);
   }
 
   /** Remember the session now (after a login or a logout changed its token). */
@@ -251,6 +274,7 @@ export class Connection {
           save = true;
           this._setStatus("online", out.reconnected ? "reconnected" : "");
           this.onWelcome(out.welcome, out.reconnected);
+          for (const resolve of this.welcomeWaiters.splice(0)) resolve();
           break;
         case "replied": {
           save = true;
