@@ -132,14 +132,9 @@ class TableStore(StoreBase):
     async def load_table(self, table_id: str) -> StoredTable | None:
         """The table as stored, or ``None`` if it does not exist: its version, the document
         as last written whole, and the deltas committed since (read together, in order)."""
-        keys = self.keys
-        raw = await self._proven(
-            f"load table {table_id}",
-            lambda: self._load_table(keys=[keys.doc(table_id), keys.deltas(table_id)]))
-        if not raw:
-            return None
-        version, doc, deltas = raw
-        return StoredTable(int(version), _blob(doc), [_blob(d) for d in deltas])
+        stored = await self.load_table_if_newer(table_id, 0)   # versions start at 1
+        assert not isinstance(stored, int)
+        return stored
 
     async def load_table_if_newer(self, table_id: str, version: int) -> StoredTable | int | None:
         """The table as stored if its version is past ``version``; else its version alone

@@ -9,11 +9,13 @@ lock; it now reads only the sender, the message's first element.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgpack
 
-from server.app import running
+from server.app import Running, running
 from server.store.bus import sender_of
 
 from .conftest import server_settings
@@ -57,15 +59,27 @@ async def _until_subscribers(redis_client: Any, channels: list[str], want: int) 
             await asyncio.sleep(0.02)
 
 
+@contextlib.asynccontextmanager
+async def _three_held_tables(redis_url: str, key_prefix: str, redis_client: Any
+                             ) -> AsyncIterator[tuple[Running, list[str], list[str]]]:
+    """A server holding three tables, each heard on its channel: the server, the tables'
+    ids and their channels."""
+    async with running(server_settings(redis_url, key_prefix)) as srv:
+        ana = await NetClient.open(f"ws://127.0.0.1:{srv.port}", "Ana")
+        try:
+            ids = [(await ana.call("create_table", options={"deals": 1}))["table"]
+                   for _ in range(3)]
+            channels = [srv.hub.store.keys.events(t) for t in ids]
+            await _until_subscribers(redis_client, channels, 1)
+            yield srv, ids, channels
+        finally:
+            await ana.close()
+
+
 async def test_held_tables_are_heard_and_a_table_let_go_is_not(
         redis_url, key_prefix, redis_client) -> None:
-    async with running(server_settings(redis_url, key_prefix)) as srv:
+    async with _three_held_tables(redis_url, key_prefix, redis_client) as (srv, ids, channels):
         hub = srv.hub
-        ana = await NetClient.open(f"ws://127.0.0.1:{srv.port}", "Ana")
-        ids = [(await ana.call("create_table", options={"deals": 1}))["table"]
-               for _ in range(3)]
-        channels = [hub.store.keys.events(t) for t in ids]
-        await _until_subscribers(redis_client, channels, 1)
         hub.lobby.registry.let_go(hub.tables[ids[0]], tell=False)
         await _until_subscribers(redis_client, channels[:1], 0)
         assert [await _subscribers(redis_client, c) for c in channels[1:]] == [1, 1]
@@ -75,18 +89,11 @@ async def test_held_tables_are_heard_and_a_table_let_go_is_not(
         cluster.watch("passing")
         cluster.unwatch("passing")
         assert cluster._subscriptions_due() == ([], [])
-        await ana.close()
 
 
 async def test_after_its_connection_is_lost_the_bus_hears_every_held_table_again(
         redis_url, key_prefix, redis_client) -> None:
-    async with running(server_settings(redis_url, key_prefix)) as srv:
-        hub = srv.hub
-        ana = await NetClient.open(f"ws://127.0.0.1:{srv.port}", "Ana")
-        ids = [(await ana.call("create_table", options={"deals": 1}))["table"]
-               for _ in range(3)]
-        channels = [hub.store.keys.events(t) for t in ids]
-        await _until_subscribers(redis_client, channels, 1)
+    async with _three_held_tables(redis_url, key_prefix, redis_client) as (_, _, channels):
         # The bus's own connection: the one pub/sub client holding these three (the
         # store may serve other clients; only this one is closed).
         listed = (await redis_client.execute_command("CLIENT", "LIST", "TYPE", "pubsub"))
@@ -99,4 +106,3 @@ async def test_after_its_connection_is_lost_the_bus_hears_every_held_table_again
         await _until_subscribers(redis_client, channels, 0)
         # Every held table, not only those made since: each was heard before the loss.
         await _until_subscribers(redis_client, channels, 1)
-        await ana.close()
