@@ -2,7 +2,8 @@
 
     python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
                          [--seconds 60] [--client-processes K] [--appendfsync everysec]
-                         [--compare-processes N]
+                         [--compare-processes N] [--event-loop asyncio|uvloop]
+                         [--compare-event-loops]
 
 Starts a Valkey store (append-only, fsync on every write: the embedded store's default;
 ``--appendfsync everysec`` for a control run that shows what the disk costs),
@@ -31,6 +32,8 @@ rate, in the same run. Prints one JSON object:
 - with ``--compare-processes N``: a run with one process, then one with N, and
   ``cpu_per_command_ratio`` between them (issue 32: a second process must add capacity, not
   cost); ``keeper_failures`` counts the cluster keeper's logged failures;
+- with ``--compare-event-loops``: a run on asyncio's event loop, then one on uvloop's
+  (``--event-loop``, server/loops.py), and ``cpu_per_play_ratio`` (uvloop / asyncio);
 - ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
   tables refused by admission control (``server_busy``), each retried after the
   ``retry_after_ms`` the server gave, as a client should.
@@ -386,7 +389,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         server = start_server(
             ["--port", str(port), "--redis-url", store.connection_url,
              "--workers", str(processes), "--bot-workers", str(args.bot_workers),
-             "--busy-lag-ms", str(args.busy_lag_ms),
+             "--busy-lag-ms", str(args.busy_lag_ms), "--event-loop", args.event_loop,
              "--max-tables", "100000", "--max-tables-per-player", "100000",
              "--max-tables-per-address", "100000", "--max-connections", "100000",
              "--max-connections-per-address", "100000", "--new-sessions-per-minute",
@@ -451,7 +454,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         out = {
             "tables": args.tables,
             "tables_playing_at_start": sum(res["started_in_time"] for res in results),
-            "connections": conns, "processes": processes,
+            "connections": conns, "processes": processes, "event_loop": args.event_loop,
             "pace": args.pace, "appendfsync": args.appendfsync, "bots": args.bots,
             "seconds": round(elapsed, 1),
             "commands": commands, "commands_per_s": round(commands / elapsed, 1),
@@ -523,7 +526,22 @@ def main() -> None:
     ap.add_argument("--idle", type=int, default=0, metavar="N",
                     help="instead of tables: N idle connections (hello, then nothing); "
                     "prints the server's and the echo server's RSS per connection")
+    ap.add_argument("--event-loop", choices=("asyncio", "uvloop"), default="asyncio",
+                    help="the servers' event loop (server/loops.py)")
+    ap.add_argument("--compare-event-loops", action="store_true",
+                    help="two runs, the servers on asyncio's event loop then on uvloop's, "
+                    "and their ratio of server CPU per play")
     args = ap.parse_args()
+    if args.compare_event_loops:
+        runs = {loop: run(argparse.Namespace(**{**vars(args), "event_loop": loop}),
+                          args.processes) for loop in ("asyncio", "uvloop")}
+        print(json.dumps({
+            **runs,
+            "cpu_per_play_ratio": round(runs["uvloop"]["server_cpu_ms_per_play"]
+                                        / max(1e-9, runs["asyncio"]["server_cpu_ms_per_play"]),
+                                        3),
+        }))
+        return
     if not args.compare_processes:
         print(json.dumps(run(args, args.processes)))
         return

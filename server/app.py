@@ -37,6 +37,7 @@ from . import logs, web
 from .config import Settings, parse_settings
 from .dispatch import serve_connection
 from .hub import Hub
+from .loops import loop_factory, running_loop_name
 from .metrics import CONTENT_TYPE_LATEST
 from .wire import GuardedConnection, WireLimits
 
@@ -174,7 +175,8 @@ async def run(settings: Settings) -> None:
         gc.set_threshold(50_000, 20, 100)
         print(f"aluette-server listening on ws://{settings.host}:{srv.port} "
               f"(play in a browser: http://{settings.host}:{srv.port}/; "
-              f"health: http://{settings.host}:{srv.port}/healthz)", flush=True)
+              f"health: http://{settings.host}:{srv.port}/healthz; "
+              f"event loop: {running_loop_name()})", flush=True)
         await stop.wait()
         log.info("shutting down")
     print("aluette-server stopped", flush=True)
@@ -212,7 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .workers import run_workers
 
             return asyncio.run(run_workers(settings, list(argv or sys.argv[1:])))
-        asyncio.run(run(settings))
+        with asyncio.Runner(loop_factory=loop_factory(settings.event_loop)) as runner:
+            runner.run(run(settings))
     except StoreError as exc:
         # Refused storage (data directory in use, a store that is not ours, an empty store
         # where the data directory says there was data, no store at all): one clear line.

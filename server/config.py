@@ -16,6 +16,8 @@ from pathlib import Path
 from protocol import CHAT_BURST, CHAT_PER_SECOND, RATE_BURST, RATE_PER_SECOND
 from protocol.limits import BOT_THINK_S
 
+from .loops import EVENT_LOOPS
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -131,6 +133,11 @@ class Settings:
     queue_tick_s: float = 0.25
     #: ``text`` (for people) or ``json`` (one event per line, for log collectors).
     log_format: str = "text"
+    #: The event loop: ``asyncio`` (the standard library's) or ``uvloop`` (libuv's, from
+    #: the ``uvloop`` extra; about 4% less CPU per play at human pace, no difference at
+    #: full pace: BENCHMARKS.md, issue 32). Where uvloop is not installed the server runs
+    #: on asyncio's and says so (``server/loops.py``): a missing extra never stops it.
+    event_loop: str = "asyncio"
     #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
     #: 2 passes), threads hashing at once (off the event loop) and hashes let wait. One
     #: thread by default: on two cores the loop keeps the other (BENCHMARKS.md, Logins).
@@ -205,6 +212,7 @@ ENV = {
     "queue_grace_s": "ALUETTE_QUEUE_GRACE",
     "queue_tick_s": "ALUETTE_QUEUE_TICK",
     "log_format": "ALUETTE_LOG_FORMAT",
+    "event_loop": "ALUETTE_EVENT_LOOP",
     "argon2_memory_kib": "ALUETTE_ARGON2_MEMORY_KIB",
     "argon2_time_cost": "ALUETTE_ARGON2_TIME_COST",
     "hash_workers": "ALUETTE_HASH_WORKERS",
@@ -282,6 +290,8 @@ HELP = {
     "queue_tick_s": "seconds between the matchmaker's looks at the queue",
     "log_format": "text (for people) or json (one event per line with table and player "
                   "ids, for log collectors)",
+    "event_loop": "asyncio (the standard library's) or uvloop (needs the uvloop extra; "
+                  "without it the server says so and runs on asyncio)",
     "argon2_memory_kib": "Argon2id memory per password hash, KiB (OWASP minimum 19456)",
     "argon2_time_cost": "Argon2id passes per password hash (OWASP minimum 2 at 19 MiB)",
     "hash_workers": "threads hashing passwords at once, off the event loop",
@@ -326,6 +336,9 @@ def problems(settings: Settings) -> list[str]:
         out.append(f"--port must be from 0 to 65535, not {settings.port}")
     if settings.log_format not in ("text", "json"):
         out.append(f"--log-format must be text or json, not {settings.log_format!r}")
+    if settings.event_loop not in EVENT_LOOPS:
+        out.append(f"--event-loop must be {' or '.join(EVENT_LOOPS)}, "
+                   f"not {settings.event_loop!r}")
     if settings.lease_renew_s >= settings.lease_ttl_s:
         out.append(f"--lease-renew ({settings.lease_renew_s}) must be shorter than --lease-ttl "
                    f"({settings.lease_ttl_s}), or a table's lease lapses between renewals")
