@@ -3,7 +3,7 @@
     python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
                          [--seconds 60] [--client-processes K] [--appendfsync everysec]
                          [--compare-processes N] [--event-loop asyncio|uvloop]
-                         [--compare-event-loops]
+                         [--compare-event-loops] [--affinity]
 
 Starts a Valkey store (append-only, fsync on every write: the embedded store's default;
 ``--appendfsync everysec`` for a control run that shows what the disk costs),
@@ -34,6 +34,12 @@ rate, in the same run. Prints one JSON object:
   cost); ``keeper_failures`` counts the cluster keeper's logged failures;
 - with ``--compare-event-loops``: a run on asyncio's event loop, then one on uvloop's
   (``--event-loop``, server/loops.py), and ``cpu_per_play_ratio`` (uvloop / asyncio);
+- with ``--affinity`` (and more than one process): N server processes on N ports, one
+  store, and every table's four players on one of them (table ``i`` on process ``i % N``),
+  as a router that sent a table's players to one process would place them; without it,
+  ``--workers N`` on one port, where the kernel spreads connections (and so each table's
+  players) over the processes at random. The experiment behind issue 32's ratio: what a
+  second process costs when it need not follow the other's tables;
 - ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
   tables refused by admission control (``server_busy``), each retried after the
   ``retry_after_ms`` the server gave, as a client should.
@@ -142,9 +148,11 @@ class Player:
                 self.stats["errors"].append(reply.get("code", "?"))
 
 
-async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: bool,
+async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bots: bool,
                      seed: int, ramp_per_s: float) -> dict[str, Any]:
-    """One client process: ``tables`` tables, each in a loop of one-deal matches."""
+    """One client process: ``tables`` tables, each in a loop of one-deal matches; table
+    ``i``'s players all connect to ``urls[i % len(urls)]``."""
+    url = urls[0]
     random.seed(seed)
     stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": [], "by_kind": [],
                                    "busy": []}
@@ -153,7 +161,7 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
     players: list[Player] = []
     tasks: list[asyncio.Task[Any]] = []
 
-    async def open_player(name: str) -> Player:
+    async def open_player(name: str, url: str) -> Player:
         while True:
             for attempt in range(50):
                 try:
@@ -182,7 +190,8 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
     async def one_table(i: int) -> None:
         await asyncio.sleep(i / ramp_per_s)     # arrive as people do, not all at once
         humans = 1 if bots else 4
-        ps = [await open_player(f"T{seed}-{i}-{k}") for k in range(humans)]
+        ps = [await open_player(f"T{seed}-{i}-{k}", urls[i % len(urls)])
+              for k in range(humans)]
         while not stop.is_set():
             options = {"deals": 1, "bot_delay_ms": 0, "signals": "off", "first_dealer": 3,
                        "bot_level": "expert"}
@@ -251,7 +260,8 @@ async def run_tables(url: str, tables: int, seconds: float, pace: str, bots: boo
             "connections": len(players)}
 
 
-def _client_main(args: tuple[str, int, float, str, bool, int, float]) -> dict[str, Any]:
+def _client_main(args: tuple[list[str], int, float, str, bool, int, float]
+                 ) -> dict[str, Any]:
     return asyncio.run(run_tables(*args))
 
 
@@ -382,21 +392,32 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     store = ValkeyServer(port=None, data_dir=tmp / "valkey", persist=True, appendonly="yes",
                          appendfsync=args.appendfsync)
     store.start(timeout=30)
-    port, echo_port = free_port(), free_port()
-    server: subprocess.Popen[str] | None = None
+    # --affinity: one server process per port, each table's players on one of them;
+    # otherwise one port, --workers processes sharing it.
+    apart = args.affinity and processes > 1
+    ports = [free_port() for _ in range(processes if apart else 1)]
+    echo_port = free_port()
+    servers: list[subprocess.Popen[str]] = []
     echo: subprocess.Popen[str] | None = None
     try:
-        server = start_server(
-            ["--port", str(port), "--redis-url", store.connection_url,
-             "--workers", str(processes), "--bot-workers", str(args.bot_workers),
-             "--busy-lag-ms", str(args.busy_lag_ms), "--event-loop", args.event_loop,
-             "--max-tables", "100000", "--max-tables-per-player", "100000",
-             "--max-tables-per-address", "100000", "--max-connections", "100000",
-             "--max-connections-per-address", "100000", "--new-sessions-per-minute",
-             "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000"],
-            tmp / "server.log")
-        url = f"ws://127.0.0.1:{port}"
-        pids = [server.pid, *children(server.pid)] if processes > 1 else [server.pid]
+        for n, port in enumerate(ports):
+            servers.append(start_server(
+                ["--port", str(port), "--redis-url", store.connection_url,
+                 "--workers", str(1 if apart else processes),
+                 "--bot-workers", str(args.bot_workers),
+                 "--busy-lag-ms", str(args.busy_lag_ms), "--event-loop", args.event_loop,
+                 "--max-tables", "100000", "--max-tables-per-player", "100000",
+                 "--max-tables-per-address", "100000", "--max-connections", "100000",
+                 "--max-connections-per-address", "100000", "--new-sessions-per-minute",
+                 "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000"],
+                tmp / f"server{n or ''}.log"))
+        urls = [f"ws://127.0.0.1:{port}" for port in ports]
+        url = urls[0]
+        # --workers N: the supervisor's children are the servers (a lone server's
+        # children are its bot workers, not counted).
+        pids = [p for server in servers for p in (
+            (server.pid, *children(server.pid)) if processes > 1 and not apart
+            else (server.pid,))]
         pids = [p for p in pids if "server.app" in Path(f"/proc/{p}/cmdline").read_text()]
         if args.idle:
             echo = subprocess.Popen([sys.executable, "-c", ECHO, str(echo_port)],
@@ -418,7 +439,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(k) as pool:
             pending = pool.map_async(_client_main, [
-                (url, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k)
+                (urls, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k)
                 for i, n in enumerate(per)])
             time.sleep(args.tables / RAMP_TABLES_PER_S + 3)   # everyone connected
             rss_loaded = server_rss_kib(pids)
@@ -429,8 +450,9 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         store_cpu = cpu_seconds([store_pid]) - store_cpu_before
         yardstick_after = machine_ms()
         yardstick = (yardstick_before + yardstick_after) / 2
-        keeper_failures = (tmp / "server.log").read_text().count("cluster keeper failed")
-        stop_process(server)
+        keeper_failures = sum(log.read_text().count("cluster keeper failed")
+                              for log in tmp.glob("server*.log"))
+        stop_process(*servers)
         health = results[0]["health"]
         ack = [x for res in results for x in res["ack"]]
         bcast = [x for res in results for x in res["broadcast"]]
@@ -455,6 +477,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             "tables": args.tables,
             "tables_playing_at_start": sum(res["started_in_time"] for res in results),
             "connections": conns, "processes": processes, "event_loop": args.event_loop,
+            "affinity": apart,
             "pace": args.pace, "appendfsync": args.appendfsync, "bots": args.bots,
             "seconds": round(elapsed, 1),
             "commands": commands, "commands_per_s": round(commands / elapsed, 1),
@@ -499,8 +522,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         out["p99_ratio"] = round(pct(ref, 0.99) / max(0.001, out["baseline_echo_ms"]["p99"]), 2)
         return out
     finally:
-        if server is not None and server.poll() is None:
-            stop_process(server)
+        stop_process(*(server for server in servers if server.poll() is None))
         if echo is not None:
             echo.kill()
         store.stop()
@@ -531,6 +553,9 @@ def main() -> None:
     ap.add_argument("--compare-event-loops", action="store_true",
                     help="two runs, the servers on asyncio's event loop then on uvloop's, "
                     "and their ratio of server CPU per play")
+    ap.add_argument("--affinity", action="store_true",
+                    help="with several processes: one port each, and each table's players "
+                    "all on one of them (otherwise spread at random by the kernel)")
     args = ap.parse_args()
     if args.compare_event_loops:
         runs = {loop: run(argparse.Namespace(**{**vars(args), "event_loop": loop}),
