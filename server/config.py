@@ -134,8 +134,8 @@ class Settings:
     #: ``text`` (for people) or ``json`` (one event per line, for log collectors).
     log_format: str = "text"
     #: The event loop: ``asyncio`` (the standard library's) or ``uvloop`` (libuv's, from
-    #: the ``uvloop`` extra; about 4% less CPU per play at human pace, no difference at
-    #: full pace: BENCHMARKS.md, issue 32). Where uvloop is not installed the server runs
+    #: the ``uvloop`` extra; about 4% less CPU per play at human pace, 0-5% at full pace:
+    #: BENCHMARKS.md, issue 32). Where uvloop is not installed the server runs
     #: on asyncio's and says so (``server/loops.py``): a missing extra never stops it.
     event_loop: str = "asyncio"
     #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,

@@ -1,7 +1,7 @@
 """The event loop the server runs on: asyncio's own, or uvloop's (issue 32).
 
 uvloop is an extra (``pip install 'aluette-online[uvloop]'``), not a dependency: it
-measured about 4% less server CPU per play at human pace and no difference at full pace
+measured about 4% less server CPU per play at human pace and 0-5% less at full pace
 (BENCHMARKS.md), not enough to make every installation build or download it. An operator
 who asks for it where it is not installed gets a server that runs on asyncio's loop and
 says so in its log, never one that does not start.
