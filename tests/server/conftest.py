@@ -47,14 +47,3 @@ async def connect(url: str) -> AsyncIterator[Callable[..., Any]]:
     for c in clients:
         await c.close()
 
-
-def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> Any:
-    """test_on_uvloop.py's tests run on uvloop's event loop (the server's ``--event-loop
-    uvloop``, server/loops.py), the server in them included; every other test on asyncio's
-    (None: pytest-asyncio's default)."""
-    module = getattr(item, "module", None)
-    if module is not None and module.__name__.endswith(".test_on_uvloop"):
-        import uvloop
-
-        return {"uvloop": uvloop.new_event_loop}
-    return None

@@ -4,7 +4,7 @@ The server's own code touches the loop's transports directly in a few places (th
 buffer bound of a slow reader, the event bus's connection taken over by a protocol of our
 own, the keepalive of a silent peer): those are where another loop could behave
 differently, so their tests run again here, on uvloop, server and clients alike (the loop
-is chosen by ``pytest_asyncio_loop_factories`` in tests/server/conftest.py), beside whole
+is chosen by ``pytest_asyncio_loop_factories`` in this folder's conftest.py), beside whole
 matches played over the network. Then the real command line: a server process asked for
 uvloop runs on it, and one asked for it where it cannot be imported runs on asyncio's and
 says why.
@@ -24,21 +24,21 @@ import pytest
 from server.config import parse_settings
 from tests.durability.conftest import free_port
 
-from .netclient import NetClient
-from .players import autoplay
+from ..netclient import NetClient
+from ..players import autoplay
 
 # The same tests, collected again in this module: here they run on uvloop.
-from .test_cluster_bus import (  # noqa: F401
+from ..test_cluster_bus import (  # noqa: F401
     test_after_its_connection_is_lost_the_bus_hears_every_held_table_again,
     test_held_tables_are_heard_and_a_table_let_go_is_not,
 )
-from .test_lifecycle import test_a_slow_reader_is_dropped_and_resumes_whole  # noqa: F401
-from .test_play import (  # noqa: F401
+from ..test_lifecycle import test_a_slow_reader_is_dropped_and_resumes_whole  # noqa: F401
+from ..test_play import (  # noqa: F401
     test_bad_moves_are_refused_with_their_code_and_change_nothing,
     test_four_humans_play_a_whole_match_and_the_stored_record_verifies,
     test_spectator_sees_every_public_event_and_no_hidden_card_or_signal,
 )
-from .test_wire_writes import (  # noqa: F401
+from ..test_wire_writes import (  # noqa: F401
     test_a_silent_peer_that_never_answers_the_ping_is_dropped,
 )
 
