@@ -85,15 +85,8 @@ class AccountCommands(AppCore):
         everywhere = [a.lower() for a in args] in (["all"], ["everywhere"])
         if args and not everywhere:
             raise InputError("Type `logout`, or `logout all` to end every device's session.")
-        result = await self.conn.call(protocol.LogoutAll if everywhere else protocol.Logout,
-                                      resend=False)
-        # The server closes this connection (4002); the next hello is a guest's.
-        self.conn.session.token = None
-        self.conn.session.tables.clear()
-        self.conn.tables.clear()
+        result = await self.conn.end_session(everywhere=everywhere)
         self.current = None
-        self.conn.session.name = self.conn.name
-        self.conn._remember()
         self.show(render.note(f"Logged out ({result.get('revoked', 0)} session(s) ended); "
                               "you go on as a guest."))
 

@@ -62,6 +62,19 @@ class Calls(Link):
             raise ConnectionFailed("connection lost before the reply")
         return reply
 
+    async def end_session(self, *, everywhere: bool = False) -> dict[str, Any]:
+        """``logout`` (or ``logout_all``): the session ends, and the next hello, said at
+        once on a new socket (:meth:`renew`), is a guest's. Returns the ``ok``'s result."""
+        result = await self.call(protocol.LogoutAll if everywhere else protocol.Logout,
+                                 resend=False)
+        self.session.token = None
+        self.session.tables.clear()
+        self.tables.clear()
+        self.session.name = self.name
+        self._remember()
+        await self.renew()
+        return result
+
     async def _reply(self, cid: int, future: asyncio.Future[Any]) -> Any:
         """The reply to command ``cid``. No reply within ``reply_timeout``: a command the
         session would resend after a reconnect is sent again now, with the same id, up to

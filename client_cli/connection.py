@@ -73,6 +73,7 @@ class Connection(Tables):
         self.dead: str | None = None     # why the connection gave up for good
         self.reconnects = 0
         self._last_sent = 0.0
+        self._renewal: asyncio.Event | None = None
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -67,6 +67,8 @@ class Link:
     dead: str | None                # why the connection gave up for good
     reconnects: int
     _last_sent: float
+    #: Set once the socket :meth:`renew` asked for is welcomed (None: no renewal going on).
+    _renewal: asyncio.Event | None
 
     async def _carry_out(self, outputs: Iterable[ClientOutput]) -> None:
         raise NotImplementedError   # client_cli.tables.Tables
@@ -117,6 +119,28 @@ class Link:
             raise ConnectionFailed(self.dead)
         raise TimeoutError("no welcome from the server")
 
+    async def renew(self) -> None:
+        """Leave this socket and say hello on a new one now; return once it is welcomed
+        (or, if the server cannot be reached, once a hello has had its time: the link goes
+        on reconnecting as after any drop).
+
+        After a logout the server closes the socket (4002) a moment after its ``ok``: a
+        command sent in that moment (the next ``login``, which carries a password and is
+        never resent) would go out on it and get no answer. If the server's close came
+        first, the link is reconnecting already: this waits for that welcome."""
+        if self.dead or self._closing:
+            return
+        renewed = self._renewal = asyncio.Event()
+        try:
+            if (ws := self._ws) is not None:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(HELLO_TIMEOUT_S):
+                    await renewed.wait()
+        finally:
+            self._renewal = None
+
     async def _run(self, reader: asyncio.Task[int | None]) -> None:
         """Wait for the socket to drop; then reconnect (with backoff) until told to stop."""
         try:
@@ -124,7 +148,8 @@ class Link:
                 await reader
                 if self._closing or self.dead:
                     return
-                self.on_status("lost", "Connection to the server lost; reconnecting…")
+                if self._renewal is None:
+                    self.on_status("lost", "Connection to the server lost; reconnecting…")
                 new = await self._reconnect()
                 if new is None:
                     return
@@ -137,7 +162,8 @@ class Link:
         for attempt in itertools.count():
             if self._closing or self.dead:
                 return None
-            await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            if attempt or self._renewal is None:    # a renewal's first hello goes at once
+                await asyncio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
             try:
                 reader = await self._open()
             except ConnectionFailed as exc:

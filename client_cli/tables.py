@@ -78,10 +78,15 @@ class Tables(Calls):
     def _welcomed_now(self, out: Welcomed) -> None:
         self._remember()
         self._welcomed.set()
+        renewal = self._renewal
+        renewed = renewal is not None
+        if renewal is not None:
+            renewal.set()            # the socket renew() asked for: no news to tell
         if not out.reconnected:
             return
-        self.on_status("reconnected", "Reconnected to the server"
-                       + ("; resuming your tables…" if self.tables else "."))
+        if not renewed:
+            self.on_status("reconnected", "Reconnected to the server"
+                           + ("; resuming your tables…" if self.tables else "."))
         self._resuming = {p.id: p.table for p in self.session.pending.values()
                           if p.type == "resume" and p.table is not None}
         self._replaying = {}
