@@ -46,4 +46,3 @@ async def connect(url: str) -> AsyncIterator[Callable[..., Any]]:
     yield make
     for c in clients:
         await c.close()
-
