@@ -85,9 +85,9 @@ class AccountCommands(AppCore):
         everywhere = [a.lower() for a in args] in (["all"], ["everywhere"])
         if args and not everywhere:
             raise InputError("Type `logout`, or `logout all` to end every device's session.")
-        result = await self.conn.end_session(everywhere=everywhere)
+        revoked = await self.conn.end_session(everywhere=everywhere)
         self.current = None
-        self.show(render.note(f"Logged out ({result.get('revoked', 0)} session(s) ended); "
+        self.show(render.note(f"Logged out ({revoked} session(s) ended); "
                               "you go on as a guest."))
 
     async def _passwd(self, args: list[str]) -> None:

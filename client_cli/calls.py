@@ -62,9 +62,10 @@ class Calls(Link):
             raise ConnectionFailed("connection lost before the reply")
         return reply
 
-    async def end_session(self, *, everywhere: bool = False) -> dict[str, Any]:
+    async def end_session(self, *, everywhere: bool = False) -> int:
         """``logout`` (or ``logout_all``): the session ends, and the next hello, said at
-        once on a new socket (:meth:`renew`), is a guest's. Returns the ``ok``'s result."""
+        once on a new socket (:meth:`renew`), is a guest's. Returns how many sessions the
+        server ended (``revoked``)."""
         result = await self.call(protocol.LogoutAll if everywhere else protocol.Logout,
                                  resend=False)
         self.session.token = None
@@ -73,7 +74,7 @@ class Calls(Link):
         self.session.name = self.name
         self._remember()
         await self.renew()
-        return result
+        return int(result.get("revoked", 0))
 
     async def _reply(self, cid: int, future: asyncio.Future[Any]) -> Any:
         """The reply to command ``cid``. No reply within ``reply_timeout``: a command the

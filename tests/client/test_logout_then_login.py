@@ -30,8 +30,7 @@ async def test_a_login_sent_right_after_a_logout_is_answered(redis_url: str, key
         try:
             await conn.call(protocol.Register, resend=False, name="Ana", password=PASSWORD)
             for everywhere in (False, True, False):
-                ended = await conn.end_session(everywhere=everywhere)
-                assert ended["revoked"] >= 1
+                assert await conn.end_session(everywhere=everywhere) >= 1
                 assert conn.token is not None and conn.online    # a guest's new session
                 guest = conn.player_id
                 back = await conn.call(protocol.Login, resend=False, name="Ana",
