@@ -78,26 +78,27 @@ def compare_processes(tmp_path: Path, *extra: str) -> dict:  # type: ignore[type
 
 def test_second_process_cost_is_a_ratio_not_a_time(tmp_path: Path) -> None:
     """Issue 32: the two-process cost is held as a ratio of server CPU per command (one
-    process, then two, in the same run), never as a time. The issue's target is 1.15; this
-    code measures 1.48-1.58 at 64 tables on an idle machine and up to 1.9 at 16 tables on a
-    loaded one (BENCHMARKS.md, issue 32), so the bound here guards against a regression
-    (a second process that rebuilt tables again measured 1.83-1.94 at 64 tables) rather
-    than claiming the target. Zero errors and zero keeper failures either way."""
-    figures = compare_processes(tmp_path)
-    assert figures["many"]["affinity"] is False
-    assert figures["cpu_per_command_ratio"] <= 2.2, figures["cpu_per_command_ratio"]
+    process, then two, in the same run), never as a time. The issue's target is 1.15.
 
+    With the players spread over the processes (as the kernel spreads ``--workers``'
+    connections), this code measures 1.47-1.57 at 64 tables on an idle machine and up to
+    1.9 at 16 tables on a loaded one (BENCHMARKS.md, issue 32), so the bound there guards
+    against a regression (a second process that rebuilt tables again measured 1.83-1.94 at
+    64 tables) rather than claiming the target.
 
-def test_a_second_process_running_tables_of_its_own_costs_little(tmp_path: Path) -> None:
-    """Issue 32: what a second process costs comes from following the other's tables. With
-    every table's four players on one process (``--affinity``, as a router that kept a
-    table's players together would place them), neither process hears, applies or delivers
-    the other's commits, and CPU per command stays near one process's: 1.119 and 1.144 at
-    64 tables (BENCHMARKS.md, fifth session), against 1.507 with the players spread. This
-    short run measured 1.15 and 1.241 with affinity, 1.516 and 1.544 spread: the bound
-    leaves room for a shared machine, and a process that followed tables nobody watches
-    from it (subscribing to every table, applying every commit) would cost what the spread
-    players cost, and fail it."""
-    figures = compare_processes(tmp_path, "--affinity")
-    assert figures["many"]["affinity"] is True
-    assert figures["cpu_per_command_ratio"] <= 1.35, figures["cpu_per_command_ratio"]
+    What a second process costs is its following of the other's tables: with each table's
+    four players on one process (``--affinity``, as a router that kept a table's players
+    together would place them) neither hears the other's tables, and the ratio measured
+    1.119 and 1.144 at 64 tables, 1.15 and 1.241 at this test's size, against 1.516 and
+    1.544 spread. Both runs are made here, minutes apart, so that a loaded machine inflates
+    both: the affinity run must stay clearly under the spread one. A process that followed
+    tables nobody watches from it (subscribing to every table, applying every commit)
+    would cost what spread players cost, and fail it. Zero errors and zero keeper failures
+    in every run."""
+    spread = compare_processes(tmp_path)
+    assert spread["many"]["affinity"] is False
+    assert spread["cpu_per_command_ratio"] <= 2.2, spread["cpu_per_command_ratio"]
+    together = compare_processes(tmp_path, "--affinity")
+    assert together["many"]["affinity"] is True
+    assert together["cpu_per_command_ratio"] <= spread["cpu_per_command_ratio"] - 0.15, (
+        together["cpu_per_command_ratio"], spread["cpu_per_command_ratio"])
