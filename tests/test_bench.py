@@ -100,5 +100,7 @@ def test_second_process_cost_is_a_ratio_not_a_time(tmp_path: Path) -> None:
     assert spread["cpu_per_command_ratio"] <= 2.2, spread["cpu_per_command_ratio"]
     together = compare_processes(tmp_path, "--affinity")
     assert together["many"]["affinity"] is True
-    assert together["cpu_per_command_ratio"] <= spread["cpu_per_command_ratio"] - 0.15, (
+    # Gaps measured at this size: 0.24, 0.275, 0.33, 0.394. Processes that followed each
+    # other's tables would cost what spread players cost: a gap near 0.
+    assert together["cpu_per_command_ratio"] <= spread["cpu_per_command_ratio"] - 0.1, (
         together["cpu_per_command_ratio"], spread["cpu_per_command_ratio"])
