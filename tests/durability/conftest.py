@@ -42,7 +42,9 @@ class ServerProcess:
                 if not line:
                     raise RuntimeError("server exited:\n" + "".join(self.output))
                 self.output.append(line)
-                if "listening on" in line:
+                # Its own line, printed once it serves (the websockets library logs a
+                # "listening on" of its own before the server is done starting).
+                if "aluette-server listening on" in line:
                     break
         asyncio.get_running_loop().create_task(self._drain())
 

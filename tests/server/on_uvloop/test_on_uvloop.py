@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import sys
 from collections.abc import AsyncIterator
 
 import pytest
 
 from server.config import parse_settings
-from tests.durability.conftest import free_port
+from tests.durability.conftest import ServerProcess, free_port
 
 from ..netclient import NetClient
 from ..players import autoplay
@@ -76,31 +74,18 @@ async def bots_play_a_match(url: str) -> dict:  # type: ignore[type-arg]
 
 @contextlib.asynccontextmanager
 async def server_process(*args: str) -> AsyncIterator[tuple[str, str]]:
-    """``python -m server.app ARGS`` on a free port: (its line saying where it listens and
-    on which loop, everything it said up to that line); stopped with SIGTERM (killed if
-    that fails), and it must stop cleanly."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.app", "--port", str(free_port()), *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    assert proc.stdout is not None
-    said: list[str] = []
+    """``python -m server.app ARGS`` on a free port (tests/durability's ServerProcess): its
+    line saying where it listens and on which loop, and everything it said up to it. It
+    must stop cleanly on SIGTERM (killed if it does not)."""
+    proc = ServerProcess(["--port", str(free_port()), *args])
+    await proc.start()
     try:
-        async with asyncio.timeout(60):
-            # The websockets library logs a "listening on" line of its own before ours.
-            while "aluette-server listening on" not in (line := (
-                    await proc.stdout.readline()).decode()):
-                assert line, "the server stopped:\n" + "".join(said)
-                said.append(line)
-        yield line, "".join(said)
-        proc.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(30):
-            await proc.communicate()
-        assert proc.returncode == 0
+        yield proc.output[-1], "".join(proc.output)
+        assert await proc.terminate() == 0
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        if proc.proc is not None and proc.proc.returncode is None:
+            proc.proc.kill()
+            await proc.proc.wait()
 
 
 async def test_a_server_asked_for_uvloop_runs_a_match_on_it(redis_url, key_prefix,
