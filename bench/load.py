@@ -3,7 +3,7 @@
     python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
                          [--seconds 60] [--client-processes K] [--appendfsync everysec]
                          [--compare-processes N] [--event-loop asyncio|uvloop]
-                         [--compare-event-loops] [--affinity]
+                         [--compare-event-loops] [--affinity] [--homes]
 
 Starts a Valkey store (append-only, fsync on every write: the embedded store's default;
 ``--appendfsync everysec`` for a control run that shows what the disk costs),
@@ -40,6 +40,13 @@ rate, in the same run. Prints one JSON object:
   ``--workers N`` on one port, where the kernel spreads connections (and so each table's
   players) over the processes at random. The experiment behind issue 32's ratio: what a
   second process costs when it need not follow the other's tables;
+- with ``--homes`` (and more than one process): N server processes on N ports, each
+  advertising its URL (``--advertise-url``), every player connecting to one of them at
+  random, as a proxy that balances connections places them; a player told its table's
+  home (protocol 1.6) moves there (hello with its token, then ``resume``) before the
+  match starts. ``moves`` counts them. What the product does, where ``--affinity``
+  imagines it. A group of four stays together from match to match, so the moves are made
+  at each group's first table, in the ramp-up;
 - ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
   tables refused by admission control (``server_busy``), each retried after the
   ``retry_after_ms`` the server gave, as a client should.
@@ -52,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -90,8 +98,14 @@ class Player:
         self.turns: asyncio.Queue[None] = asyncio.Queue()
         self.over = asyncio.Event()
         self.seen_cards: dict[str, int] = {}
+        self.token = ""
+        #: The URL of a ``home`` message (1.6) not acted on yet.
+        self.home: str | None = None
+        self.reader: asyncio.Task[Any] | None = None
 
-    async def call(self, kind: str, **fields: Any) -> dict[str, Any]:
+    async def call(self, kind: str, *, record: bool = True, **fields: Any) -> dict[str, Any]:
+        """Send a command and wait for its reply; ``record``: count it among the run's
+        commands (a move's ping, hello and resume are not: their CPU still counts)."""
         cid = next(self.ids)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.waiting[cid] = fut
@@ -99,13 +113,17 @@ class Player:
         await self.ws.send(msgpack.packb({"type": kind, "id": cid, **fields}))
         reply = await fut
         ms = (time.perf_counter() - start) * 1000
-        self.stats["ack"].append(ms)
-        self.stats["by_kind"].append((kind, ms))
+        if record:
+            self.stats["ack"].append(ms)
+            self.stats["by_kind"].append((kind, ms))
         return reply  # type: ignore[no-any-return]
 
     async def read(self) -> None:
         async for frame in self.ws:
             msg = msgpack.unpackb(frame)
+            if msg.get("type") == "home":
+                self.home = msg["url"]
+                continue
             if msg.get("type") != "event":
                 fut = self.waiting.pop(msg.get("id"), None)
                 if fut is not None and not fut.done():
@@ -130,6 +148,27 @@ class Player:
             elif kind == "match_over":
                 self.over.set()
 
+    async def move_home(self) -> None:
+        """Leave for the process ``home`` named: a new connection, a hello with this
+        session's token (the server closes the old one: 4009), and a resume for a fresh
+        snapshot of the table (the match has not started: no turn to miss)."""
+        url, self.home = self.home, None
+        assert url is not None
+        old, old_reader = self.ws, self.reader
+        self.ws = await connect(url, compression=None, max_size=2**20, open_timeout=30,
+                                ping_interval=None)
+        self.reader = asyncio.ensure_future(self.read())
+        welcome = await self.call("hello", record=False, versions=[1], name=self.name,
+                                  token=self.token)
+        self.token = welcome["session"]
+        if old_reader is not None:
+            old_reader.cancel()
+        with contextlib.suppress(Exception):
+            await old.close()
+        await self.call("resume", record=False, token=self.token, table=self.table,
+                        last_seq=2**53 - 1)
+        self.stats["moves"].append(url)
+
     async def play_forever(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             get = asyncio.ensure_future(self.turns.get())
@@ -149,13 +188,14 @@ class Player:
 
 
 async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bots: bool,
-                     seed: int, ramp_per_s: float) -> dict[str, Any]:
+                     seed: int, ramp_per_s: float, homes: bool = False) -> dict[str, Any]:
     """One client process: ``tables`` tables, each in a loop of one-deal matches; table
-    ``i``'s players all connect to ``urls[i % len(urls)]``."""
+    ``i``'s players all connect to ``urls[i % len(urls)]`` (``homes``: each player to one
+    at random, then where ``home`` sends them)."""
     url = urls[0]
     random.seed(seed)
     stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": [], "by_kind": [],
-                                   "busy": []}
+                                   "busy": [], "moves": []}
     sent: dict[tuple[str, str], float] = {}
     stop = asyncio.Event()
     players: list[Player] = []
@@ -171,9 +211,10 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
                 except OSError:
                     await asyncio.sleep(0.1 * (attempt + 1))
             p = Player(ws, name, stats, sent, pace)
-            reader = asyncio.ensure_future(p.read())
+            reader = p.reader = asyncio.ensure_future(p.read())
             welcome = await p.call("hello", versions=[1], name=name)
             if welcome.get("code") != "server_busy":
+                p.token = welcome["session"]
                 break
             # Admission control: a new session waits as long as the server asks.
             stats["busy"].append("hello")
@@ -190,7 +231,8 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
     async def one_table(i: int) -> None:
         await asyncio.sleep(i / ramp_per_s)     # arrive as people do, not all at once
         humans = 1 if bots else 4
-        ps = [await open_player(f"T{seed}-{i}-{k}", urls[i % len(urls)])
+        ps = [await open_player(f"T{seed}-{i}-{k}",
+                                random.choice(urls) if homes else urls[i % len(urls)])
               for k in range(humans)]
         while not stop.is_set():
             options = {"deals": 1, "bot_delay_ms": 0, "signals": "off", "first_dealer": 3,
@@ -208,6 +250,11 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
                 p.table, p.seat, p.over = table, k, asyncio.Event()
                 if k:
                     await p.call("join", table=table, seat=k)
+            if homes:
+                for p in ps[1:]:
+                    await p.call("ping", record=False)    # after the home, if any
+                    if p.home is not None:
+                        await p.move_home()
             if bots:
                 for seat in (1, 2, 3):
                     await ps[0].call("add_bot", table=table, seat=seat, level="expert")
@@ -232,6 +279,8 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
     stats["by_kind"].clear()
     stats["errors"].clear()
     stats["busy"].clear()
+    moves_in_ramp = len(stats["moves"])
+    stats["moves"].clear()
     for p in players:
         tasks.append(asyncio.ensure_future(p.play_forever(stop)))
     t0 = time.perf_counter()
@@ -256,11 +305,12 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
             "errors": stats["errors"], "busy": stats["busy"], "elapsed": elapsed,
             "health": health,
             "started_in_time": started_in_time,
+            "moves": {"ramp_up": moves_in_ramp, "measured": len(stats["moves"])},
             "by_kind": stats["by_kind"],
             "connections": len(players)}
 
 
-def _client_main(args: tuple[list[str], int, float, str, bool, int, float]
+def _client_main(args: tuple[list[str], int, float, str, bool, int, float, bool]
                  ) -> dict[str, Any]:
     return asyncio.run(run_tables(*args))
 
@@ -394,7 +444,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     store.start(timeout=30)
     # --affinity: one server process per port, each table's players on one of them;
     # otherwise one port, --workers processes sharing it.
-    apart = args.affinity and processes > 1
+    apart = (args.affinity or args.homes) and processes > 1
+    homes = args.homes and processes > 1
     ports = [free_port() for _ in range(processes if apart else 1)]
     echo_port = free_port()
     servers: list[subprocess.Popen[str]] = []
@@ -409,7 +460,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                  "--max-tables", "100000", "--max-tables-per-player", "100000",
                  "--max-tables-per-address", "100000", "--max-connections", "100000",
                  "--max-connections-per-address", "100000", "--new-sessions-per-minute",
-                 "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000"],
+                 "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000",
+                 *(["--advertise-url", f"ws://127.0.0.1:{port}"] if homes else [])],
                 tmp / f"server{n or ''}.log"))
         urls = [f"ws://127.0.0.1:{port}" for port in ports]
         url = urls[0]
@@ -439,7 +491,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(k) as pool:
             pending = pool.map_async(_client_main, [
-                (urls, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k)
+                (urls, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k, homes)
                 for i, n in enumerate(per)])
             time.sleep(args.tables / RAMP_TABLES_PER_S + 3)   # everyone connected
             rss_loaded = server_rss_kib(pids)
@@ -477,7 +529,9 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             "tables": args.tables,
             "tables_playing_at_start": sum(res["started_in_time"] for res in results),
             "connections": conns, "processes": processes, "event_loop": args.event_loop,
-            "affinity": apart,
+            "affinity": apart and not homes, "homes": homes,
+            "moves": {part: sum(res["moves"][part] for res in results)
+                      for part in ("ramp_up", "measured")},
             "pace": args.pace, "appendfsync": args.appendfsync, "bots": args.bots,
             "seconds": round(elapsed, 1),
             "commands": commands, "commands_per_s": round(commands / elapsed, 1),
@@ -556,6 +610,10 @@ def main() -> None:
     ap.add_argument("--affinity", action="store_true",
                     help="with several processes: one port each, and each table's players "
                     "all on one of them (otherwise spread at random by the kernel)")
+    ap.add_argument("--homes", action="store_true",
+                    help="with several processes: one port each, each advertising its URL; "
+                    "players connect at random and move to their table's home when told "
+                    "(protocol 1.6)")
     args = ap.parse_args()
     if args.compare_event_loops:
         runs = {loop: run(argparse.Namespace(**{**vars(args), "event_loop": loop}),

@@ -74,6 +74,9 @@ class Connection(Tables):
         self.reconnects = 0
         self._last_sent = 0.0
         self._renewal: asyncio.Event | None = None
+        self.home: str | None = None
+        self._unreachable: set[str] = set()
+        self._moved_at = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 

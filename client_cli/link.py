@@ -32,6 +32,9 @@ StatusCallback = Callable[[str, str], None]
 BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0)
 #: How long a hello may wait for its welcome.
 HELLO_TIMEOUT_S = 10.0
+#: The link moves to its table's home (``home``, protocol 1.6) at most this often: a
+#: deployment whose addresses lead back and forth costs a reconnect per this, no more.
+HOME_EVERY_S = 30.0
 
 
 class ConnectionFailed(Exception):
@@ -69,6 +72,13 @@ class Link:
     _last_sent: float
     #: Set once the socket :meth:`renew` asked for is welcomed (None: no renewal going on).
     _renewal: asyncio.Event | None
+    #: The address the server named as our table's home (``home``, 1.6): the link
+    #: connects there instead of ``url`` until it cannot.
+    home: str | None
+    #: Homes that could not be reached: never tried again.
+    _unreachable: set[str]
+    #: Loop time of the last move home.
+    _moved_at: float
 
     async def _carry_out(self, outputs: Iterable[ClientOutput]) -> None:
         raise NotImplementedError   # client_cli.tables.Tables
@@ -96,7 +106,7 @@ class Link:
     async def _open(self) -> asyncio.Task[int | None]:
         """A socket, a hello, and the welcome (the session then resumes our tables and
         resends what got no answer by itself). Returns the socket's reader task."""
-        ws = await connect(self.url, compression=None, open_timeout=5,
+        ws = await connect(self.home or self.url, compression=None, open_timeout=5,
                            max_size=protocol.MAX_SERVER_FRAME_BYTES,
                            ping_interval=protocol.PING_INTERVAL_S, ping_timeout=20,
                            close_timeout=2)
@@ -141,6 +151,22 @@ class Link:
         finally:
             self._renewal = None
 
+    def go_home(self, url: str) -> bool:
+        """The server says our table is run by the process at ``url`` (issue 32): leave
+        this socket and say hello there, as :meth:`renew` does (the session then resumes
+        the table there). Not to a URL that is not a websocket's, that could not be
+        reached before, where we are already, or more often than every ``HOME_EVERY_S``.
+        True if the move was begun."""
+        now = asyncio.get_running_loop().time()
+        if (self.dead or self._closing or url in self._unreachable
+                or url == (self.home or self.url) or not url.startswith(("ws://", "wss://"))
+                or (self._moved_at and now - self._moved_at < HOME_EVERY_S)):
+            return False
+        self._moved_at = now
+        self.home = url
+        self._spawn(self.renew())
+        return True
+
     async def _run(self, reader: asyncio.Task[int | None]) -> None:
         """Wait for the socket to drop; then reconnect (with backoff) until told to stop."""
         try:
@@ -170,6 +196,9 @@ class Link:
                 self._give_up(str(exc))
                 return None
             except (OSError, websockets.WebSocketException, TimeoutError):
+                if self.home is not None:      # back through the address we were given
+                    self._unreachable.add(self.home)
+                    self.home = None
                 continue
             self.reconnects += 1
             return reader

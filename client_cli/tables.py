@@ -17,6 +17,7 @@ from protocol.session import (
     ClientOutput,
     Close,
     Fatal,
+    GoHome,
     Replied,
     Seated,
     Send,
@@ -70,6 +71,8 @@ class Tables(Calls):
                     self.on_status("matched", f"Seated at table {protocol.clean_text(m.table)}, "
                                    f"seat {m.seat}" + (" (rated)" if m.rated else "")
                                    + ": the match starts now.")
+                case GoHome(url=url):            # issue 32: one process serves the table
+                    self.go_home(url)
                 case Fatal(reason=reason):
                     self._give_up(reason)
                 case Close():   # pragma: no cover - a client never closes this way

@@ -41,6 +41,8 @@ BAD_FRAME_WINDOW_S = 60
 MAX_WATCHING = 20
 #: Human-readable ``message`` of an error.
 MAX_MESSAGE_LEN = 512
+#: The longest ``url`` of a ``home`` message (1.6): a server process's public address.
+MAX_URL_LEN = 512
 
 #: Chat messages (``chat``), in code points after :func:`protocol.clean_text`; what is
 #: sent may be longer before cleaning, up to ``MAX_CHAT_RAW_LEN``.

@@ -455,7 +455,23 @@ class Matched(ServerBase, tag="matched", kw_only=True):
     rated: bool = False
 
 
-ServerMessage = Welcome | Ok | Error | Pong | Event | Matched
+class Home(ServerBase, tag="home", kw_only=True):
+    """``table`` is run by another server process, reachable at ``url`` (added in 1.6).
+
+    With several processes on one store, a table's commands are applied by the process
+    that runs it and delivered by every process that holds one of its viewers: a viewer on
+    another process costs that process a copy of the table. A client may reconnect to
+    ``url`` (its ``hello`` with its token, then ``resume``, as after any drop) to cost one
+    process instead of two; one that ignores it plays on as before. Sent after the head of
+    a ``join``, ``spectate``, ``resume`` or ``matched`` when the connection watches that
+    table only and the server was told its processes' addresses (README
+    ``--advertise-url``)."""
+
+    table: TableId
+    url: Annotated[str, Meta(min_length=1, max_length=limits.MAX_URL_LEN)]
+
+
+ServerMessage = Welcome | Ok | Error | Pong | Event | Matched | Home
 
 # Lenient envelope used only when decoding an event of a type this client does not know.
 

@@ -38,6 +38,7 @@ from .messages import (
     Error,
     Event,
     Hello,
+    Home,
     Join,
     Leave,
     Matched,
@@ -453,8 +454,17 @@ class Seated:
     matched: Matched
 
 
+@dataclass(frozen=True, slots=True)
+class GoHome:
+    """``table`` is run by the server process at ``url`` (``home``, 1.6): the transport may
+    reconnect there (hello, then resume, as after a drop) so one process serves it."""
+
+    table: str
+    url: str
+
+
 ClientOutput = (Send | Close | Welcomed | Replied | TableEvent | TableLost | SessionLost | Fatal
-                | Seated)
+                | Seated | GoHome)
 
 #: Close codes after which a client must not reconnect by itself (docs/PROTOCOL.md).
 FATAL_CLOSES: dict[int, str] = {
@@ -637,6 +647,9 @@ class ClientSession:
             stream.seat = msg.seat
             stream.expect_head = True
             return [Seated(msg)]
+        if isinstance(msg, Home):
+            # 1.6: a hint about a table we are at; about any other, nothing to do.
+            return [GoHome(msg.table, msg.url)] if msg.table in self.tables else []
         if self.state is ClientState.HELLO_SENT and msg.id == self._hello_id:
             return self._hello_reply(msg)
         if not isinstance(msg, Ok | Error | Pong):

@@ -300,6 +300,8 @@ class Cluster:
         s, store, now = self.settings, self.store, self.clock()
         stalled = self._last_beat is not None and now - self._last_beat > s.lease_ttl_s / 2
         await store.heartbeat(self.process, now)
+        if s.advertise_url:
+            await store.advertise(self.process, s.advertise_url, math.ceil(s.lease_ttl_s))
         self._last_beat = now
         self.renewals += 1
         live = {*await store.live_processes(now - s.lease_ttl_s), self.process}
@@ -344,6 +346,7 @@ class Cluster:
                 if table is not None and not table.closed and not table.owned:
                     # Ours in the store but not run here (a take that raced this beat):
                     # run it, or its bots and clocks would wait for nobody.
+                    self.watch(tid)       # a table resting here is heard again
                     table.set_owned(True)
                     await table.take_over()
                     log.info("table %s: its lease is this process's; it runs it", tid)
@@ -363,6 +366,7 @@ class Cluster:
                 await store.release_lease(tid, self.process)
                 continue
             mine += 1
+            self.watch(tid)           # a table resting here is heard again
             table.set_owned(True)
             await table.take_over()
             log.info("table %s: this process (%s) runs it now (after %s)", tid, self.process,

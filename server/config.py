@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from protocol import CHAT_BURST, CHAT_PER_SECOND, RATE_BURST, RATE_PER_SECOND
-from protocol.limits import BOT_THINK_S
+from protocol.limits import BOT_THINK_S, MAX_URL_LEN
 
 from .loops import EVENT_LOOPS
 
@@ -138,6 +138,12 @@ class Settings:
     #: BENCHMARKS.md, issue 32). Where uvloop is not installed the server runs
     #: on asyncio's and says so (``server/loops.py``): a missing extra never stops it.
     event_loop: str = "asyncio"
+    #: Where clients reach this process (``ws://`` or ``wss://``), when several processes
+    #: share the store and each can be reached by itself (behind the proxy: a URL the
+    #: proxy routes to this process, deploy/haproxy.cfg). A player at a table another
+    #: process runs is told that process's address (``home``, protocol 1.6), so one
+    #: process serves the table instead of two (issue 32). Empty: nobody is told.
+    advertise_url: str = ""
     #: Accounts (issue 27): Argon2id's memory (KiB) and passes (OWASP's minimum: 19 MiB,
     #: 2 passes), threads hashing at once (off the event loop) and hashes let wait. One
     #: thread by default: on two cores the loop keeps the other (BENCHMARKS.md, Logins).
@@ -213,6 +219,7 @@ ENV = {
     "queue_tick_s": "ALUETTE_QUEUE_TICK",
     "log_format": "ALUETTE_LOG_FORMAT",
     "event_loop": "ALUETTE_EVENT_LOOP",
+    "advertise_url": "ALUETTE_ADVERTISE_URL",
     "argon2_memory_kib": "ALUETTE_ARGON2_MEMORY_KIB",
     "argon2_time_cost": "ALUETTE_ARGON2_TIME_COST",
     "hash_workers": "ALUETTE_HASH_WORKERS",
@@ -292,6 +299,9 @@ HELP = {
                   "ids, for log collectors)",
     "event_loop": "asyncio (the standard library's) or uvloop (needs the uvloop extra; "
                   "without it the server says so and runs on asyncio)",
+    "advertise_url": "ws:// or wss:// URL clients reach this very process at, told to "
+                     "players of the tables it runs who are connected elsewhere "
+                     "(several processes); empty: none",
     "argon2_memory_kib": "Argon2id memory per password hash, KiB (OWASP minimum 19456)",
     "argon2_time_cost": "Argon2id passes per password hash (OWASP minimum 2 at 19 MiB)",
     "hash_workers": "threads hashing passwords at once, off the event loop",
@@ -339,6 +349,14 @@ def problems(settings: Settings) -> list[str]:
     if settings.event_loop not in EVENT_LOOPS:
         out.append(f"--event-loop must be {' or '.join(EVENT_LOOPS)}, "
                    f"not {settings.event_loop!r}")
+    url = settings.advertise_url
+    if url and (not url.startswith(("ws://", "wss://")) or len(url) > MAX_URL_LEN
+                or not url.isprintable() or " " in url):
+        out.append(f"--advertise-url must be a ws:// or wss:// URL of at most {MAX_URL_LEN} "
+                   f"characters, not {url[:80]!r}")
+    if url and settings.workers > 1:
+        out.append("--advertise-url names one process: with --workers, start each process "
+                   "by itself, each with its own port and URL")
     if settings.lease_renew_s >= settings.lease_ttl_s:
         out.append(f"--lease-renew ({settings.lease_renew_s}) must be shorter than --lease-ttl "
                    f"({settings.lease_ttl_s}), or a table's lease lapses between renewals")

@@ -22,6 +22,7 @@ from protocol import AluetteError, CloseCode, CommandError, ErrorCode, ServiceEr
 from protocol.session import Close, CommandReceived, HelloReceived, Send, ServerSession
 
 from . import logs
+from .homes import tell_home
 from .hub import Hub
 from .logins import account_command
 from .table import Table
@@ -145,6 +146,9 @@ async def _dispatch(hub: Hub, client: Client, cmd: protocol.Command, kind: str) 
 #: Commands that may seat their sender by hand, which the play-now matchmaker must not do
 #: at the same moment on any process (issue 27: nobody seated twice).
 SEATING = (protocol.CreateTable, protocol.Join, protocol.Rematch)
+#: Commands after whose head a player at a table another process runs is told its home
+#: (protocol 1.6, ``home``; server/homes.py).
+HOMED = (protocol.Join, protocol.Spectate, protocol.Resume)
 
 
 async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
@@ -166,6 +170,10 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
         client.tables.add(table.id)
     else:
         client.tables.discard(table.id)
+    if watching and isinstance(cmd, HOMED):
+        await tell_home(hub.cluster, client, table.id)    # issue 32: after the head
+    if not watching and not table.viewers:
+        hub.lobby.registry.rest(table)          # issue 32: nobody here watches it now
     if known and watching and isinstance(cmd, protocol.Resume):
         return      # noted when this connection began watching: no store write per resume
     await hub.lobby.watching.after(client.player, cmd, table, watching)
@@ -241,4 +249,6 @@ async def disconnected(hub: Hub, client: Client) -> None:
                 await table.viewer_gone(client)
             except Exception:
                 log.exception("table %s: could not record %s leaving", tid, client.player_id)
+            if not table.viewers:
+                hub.lobby.registry.rest(table)      # issue 32: nobody here watches it now
     client.tables.clear()

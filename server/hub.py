@@ -45,6 +45,8 @@ class Health(TypedDict):
     store: StoreStatus
     tables: int
     stalled_tables: int
+    #: Tables another process runs that nobody here watches: not heard (issue 32).
+    resting_tables: int
     owned_tables: int
     loop_lag_ms: dict[str, float]
     busy: bool
@@ -183,6 +185,7 @@ class Hub:
             "store": store_status,
             "tables": len(self.lobby.tables),
             "stalled_tables": self.lobby.stalled(),
+            "resting_tables": len(self.lobby.registry.resting),
             "owned_tables": self.lobby.owned(),
             "loop_lag_ms": self.lag.summary(),
             "busy": self.lag.busy(),

@@ -201,7 +201,9 @@ def test_the_protocol_reference_lists_every_command_event_and_result() -> None:
     for added in ("list_tables.watching", "hello.bot", "SeatInfo.bot", "bots"):
         assert f"`{added}`" in row, added
     assert "(#malformed-frames)" in row
-    assert doc.startswith("# Aluette Online wire protocol, version 1 (revision 1.5)")
+    # 1.6 (issue 32): a table's home
+    assert "`home`" in revisions.split("\n| 1.6 |")[1].split("\n")[0]
+    assert doc.startswith("# Aluette Online wire protocol, version 1 (revision 1.6)")
 
 
 #: A sentence of the documents that tells what SIGTERM does, up to its full stop.

@@ -185,6 +185,7 @@ class Lobby:
         """
         now = self.clock() if now is None else now
         removed = []
+        await self.registry.let_resting_go()
         for table in self.registry.held():
             if not table.owned:
                 continue       # its owner sweeps it

@@ -57,6 +57,9 @@ class Registry:
         #: Told of every table this process stops holding, however it ends (the lobby's
         #: caches of it go with it).
         self.forgotten: list[Callable[[str], None]] = []
+        #: Tables another process runs that nobody here watches any more: their commits
+        #: are not heard here until someone here comes back to them (issue 32, ``rest``).
+        self.resting: set[str] = set()
 
     # ------------------------------------------------------------------ the directory
 
@@ -86,7 +89,49 @@ class Registry:
                                    "storage is unavailable; try again") from None
         if table is None or table.closed:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
+        if table.id in self.resting:
+            await self._wake(table)
         return table
+
+    # ------------------------------------------------------------------ resting
+
+    def rest(self, table: Table) -> None:
+        """Stop hearing the commits of a table another process runs, now that nobody
+        here watches it (issue 32): a player told the table's home (server/homes.py)
+        leaves for it, and this process would otherwise go on copying every commit of a
+        table it delivers to nobody. The sweep lets a resting table go; someone here who
+        comes back to it first wakes it (:meth:`find`)."""
+        if table.owned or table.closed or table.viewers or table.id in self.resting:
+            return
+        self.resting.add(table.id)
+        self.cluster.unwatch(table.id)
+
+    async def _wake(self, table: Table) -> None:
+        """Hear the table again and read what it missed before anyone here uses it (the
+        subscription, once in effect, reads the log once more: nothing falls between)."""
+        self.resting.discard(table.id)          # before any await: the sweep keeps it
+        self.cluster.watch(table.id)
+        try:
+            await table.catch_up()
+        except StorageUnavailable:
+            raise ServiceError(ErrorCode.STORAGE_UNAVAILABLE,
+                               "storage is unavailable; try again") from None
+
+    async def let_resting_go(self) -> int:
+        """Forget the tables that rest here (their owner sweeps them; this process would
+        not hear it): a player who comes back loads the table again. Returns how many."""
+        gone = 0
+        for tid in list(self.resting):
+            table = self.tables.get(tid)
+            if table is None:
+                self.resting.discard(tid)
+                continue
+            async with table.lock:
+                if tid not in self.resting or table.owned or table.viewers:
+                    continue                 # woken meanwhile, or run here now
+                self.let_go(table, tell=False)
+                gone += 1
+        return gone
 
     async def load(self, table_id: str) -> Table | None:
         """Load one stored table (once, however many ask at the same moment)."""
@@ -166,6 +211,7 @@ class Registry:
 
     def _forget(self, table: Table) -> None:
         del self.tables[table.id]
+        self.resting.discard(table.id)
         self._by_creator.discard(table.state.creator, table.id)
         self.cluster.unwatch(table.id)
         for tell in self.forgotten:

@@ -43,6 +43,7 @@ from server.store.matchqueue import QueueStore
 from server.store.news import listen
 
 from ..config import Settings
+from ..homes import tell_home
 from ..lobby import Lobby
 from ..lobby.listing import TABLE_ID_CHARS
 from ..sessions import Sessions
@@ -340,3 +341,4 @@ class PlayNow:
             if conn not in table.viewers:
                 table.subscribe(conn)
             conn.tables.add(news.table)
+            await tell_home(self.lobby.cluster, conn, news.table)      # issue 32

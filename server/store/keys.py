@@ -19,6 +19,8 @@ them together (scripts may not span slots). Keys, with prefix ``p``:
                                            timers (expires unless renewed)
 ``p:{t:<tid>}:present``            hash    ``<process>|<player>`` -> live connections
 ``p:procs``                        zset    server processes, scored by last heartbeat
+``p:proc:<process>:url``           string  the address clients reach that process at
+                                           (``--advertise-url``); expires unless beaten
 ``p:{pl:<pid>}:session``           hash    name, current token digest, the presented
                                            one for a short grace; expires when idle
 ``p:{pl:<pid>}:watching``          zset    tables the player watches without a seat,
@@ -124,6 +126,9 @@ class Keys:
     @property
     def procs(self) -> str:
         return f"{self.prefix}:procs"
+
+    def proc_url(self, process: str) -> str:
+        return f"{self.prefix}:proc:{check_id('process', process)}:url"
 
     def session(self, player_id: str) -> str:
         return f"{self.prefix}:{{pl:{check_id('player', player_id)}}}:session"

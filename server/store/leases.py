@@ -134,9 +134,27 @@ class LeaseStore(StoreBase):
         with unavailable_on_error("heartbeat"):
             await self.redis.zadd(self.keys.procs, {process: now})
 
+    async def advertise(self, process: str, url: str, ttl_s: int) -> None:
+        """Where clients reach ``process`` (issue 32, a table's home), for ``ttl_s``: it
+        is written at each beat, so a stopped process's address goes with its beat."""
+        with unavailable_on_error("advertise"):
+            await self.redis.set(self.keys.proc_url(process), url, ex=max(1, ttl_s))
+
     async def leave(self, process: str) -> None:
         with unavailable_on_error("leave"):
             await self.redis.zrem(self.keys.procs, process)
+            await self.redis.delete(self.keys.proc_url(process))
+
+    async def home_of(self, table_id: str) -> tuple[str, str] | None:
+        """The process holding the table's lease and the address it advertises, or None
+        (no holder, or a holder that advertises none, or has stopped beating)."""
+        with unavailable_on_error(f"home {table_id}"):
+            holder = await self.redis.get(self.keys.lease(table_id))
+            if holder is None:
+                return None
+            process = _text(holder)
+            url = await self.redis.get(self.keys.proc_url(process))
+        return None if url is None else (process, _text(url))
 
     async def live_processes(self, since: float) -> list[str]:
         """Processes that beat since ``since`` (a dead one's presence is ignored)."""

@@ -382,6 +382,8 @@ def golden_messages() -> list[tuple[str, str, Any]]:
         ("list_tables_filter", "client", p.ListTables(
             id=34, filter=p.TableFilter(free=1, rated=False, deals=5))),
         ("matched", "server", p.Matched(table="t-7f3a", seat=2, rated=True)),
+        # 1.6 (issue 32): the process that runs a table, for a player connected elsewhere
+        ("home", "server", p.Home(table="t-7f3a", url="wss://cards.example/?home=server2")),
         ("ok_history", "server", p.Ok(id=30, result=p.HistoryResult(
             matches=[history_entry()], next="1767225600.5"))),
         ("ok_profile", "server", p.Ok(id=31, result=p.ProfileResult(

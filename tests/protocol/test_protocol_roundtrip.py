@@ -78,7 +78,8 @@ def test_catalogue_is_complete() -> None:
         "logout",
         "logout_all",
     }
-    assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event", "matched"}
+    assert set(protocol.SERVER_TYPES) == {"welcome", "ok", "error", "pong", "event", "matched",
+                                         "home"}
     assert set(protocol.EVENT_TYPES) == {
         "snapshot",
         "table_changed",

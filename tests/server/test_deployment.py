@@ -75,6 +75,14 @@ def test_the_proxy_passes_websockets_to_every_replica_and_checks_healthz():
     assert set(named) == set(servers())
     assert all(line.endswith("check") and ":8765" in line for line in named.values())
     assert cfg["frontend aluette"] == ["bind :8765", "default_backend servers"]
+    # Issue 32: each server's advertised URL names it, and the proxy sends that name to
+    # that server (a table's home), and to no other.
+    routes = {line.split()[1]: line for line in backend if line.startswith("use-server ")}
+    assert set(routes) == set(servers())
+    for name, server in servers().items():
+        url = server["environment"]["ALUETTE_ADVERTISE_URL"]
+        assert url.startswith(("ws://", "wss://")) and url.endswith(f"?home={name}")
+        assert routes[name] == f"use-server {name} if {{ urlp(home) -m str {name} }}"
     # The servers trust exactly the proxy's address for X-Forwarded-For.
     address = proxy["networks"]["aluette"]["ipv4_address"]
     for server in servers().values():
