@@ -10,6 +10,7 @@ process, 1.12-1.14x. Real processes, one real store.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import protocol
@@ -95,15 +96,29 @@ async def test_the_client_moves_home_and_plays_there_and_the_other_process_rests
     table = (await ana.call("create_table", options={
         "deals": 1, "bot_delay_ms": 0, "signals": "off"}))["table"]
     news: list[tuple[str, str]] = []
-    bob = Connection(fleet.url(1), "Bob", on_status=lambda kind, text: news.append((kind, text)))
+    changed = asyncio.Event()
+
+    def status(kind: str, text: str) -> None:
+        news.append((kind, text))
+        changed.set()
+
+    async def until(done: Callable[[], bool]) -> None:
+        """Until ``done()``, looked at after each event or news of Bob's connection."""
+        async with asyncio.timeout(15):
+            while not done():
+                changed.clear()
+                await changed.wait()
+
+    bob = Connection(fleet.url(1), "Bob", on_status=status,
+                     on_event=lambda *_: changed.set())
     await bob.start()
     try:
         await bob.call(protocol.Join, table=table, seat=1)
+        # Moved: the resume on the new connection brings a head (an event).
+        await until(lambda: bob.home == fleet.url(0) and bob.online)
+        # The process Bob left holds no connection of his and no longer hears the table
+        # (the issue's cost, not a rule).
         async with asyncio.timeout(15):
-            while not (bob.home == fleet.url(0) and bob.online):
-                await asyncio.sleep(0.05)
-            # The process Bob left holds no connection of his and no longer hears the
-            # table (the issue's cost, not a rule).
             while True:
                 left = await health(fleet.ports[1])
                 if left["connections"] == 0 and left["resting_tables"] == 1:
@@ -116,10 +131,9 @@ async def test_the_client_moves_home_and_plays_there_and_the_other_process_rests
 
         # The match plays on at Bob's new connection: R8, his hand of nine.
         await ana.call("start", table=table)
-        async with asyncio.timeout(15):
-            while (view := bob.tables[table].view) is None or len(view.hand) != 9:
-                await asyncio.sleep(0.05)
-        assert bob.tables[table].seat == 1
+        await until(lambda: (v := bob.tables[table].view) is not None and len(v.hand) == 9)
+        view = bob.tables[table].view
+        assert view is not None and bob.tables[table].seat == 1
 
         # Back on the process he left (a client that ignores ``home``): the resting table
         # wakes, reads what it missed, and his snapshot holds his nine cards.

@@ -34,6 +34,8 @@ function output(out) {
       return { table_lost: { table: out.table, code: out.code } };
     case "matched":
       return { matched: { table: out.table, seat: out.seat, rated: out.rated } };
+    case "home":
+      return { home: { table: out.table, url: out.url } };
     case "session_lost":
       return { session_lost: {} };
     case "fatal":

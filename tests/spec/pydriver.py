@@ -22,6 +22,7 @@ from protocol.session import (
     ClientSession,
     Close,
     Fatal,
+    GoHome,
     Replied,
     Seated,
     Send,
@@ -61,6 +62,8 @@ def _output(out: ClientOutput) -> dict[str, Any]:
             return {"table_lost": {"table": table, "code": code}}
         case Seated(matched=m):
             return {"matched": {"table": m.table, "seat": m.seat, "rated": m.rated}}
+        case GoHome(table=table, url=url):
+            return {"home": {"table": table, "url": url}}
         case SessionLost():
             return {"session_lost": {}}
         case Fatal(reason=reason):

@@ -19,6 +19,8 @@ const BACKOFF = [0.1, 0.25, 0.5, 1, 2, 3, 5];
 const PING_EVERY_MS = 20_000;
 /** A connection that answers nothing for this long is dead: drop it and reconnect. */
 const DEAD_AFTER_MS = 45_000;
+/** The page moves to its table's home (`home`, 1.6) at most this often. */
+const HOME_EVERY_MS = 30_000;
 
 export class CommandFailed extends Error {
   constructor(reply) {
@@ -80,6 +82,10 @@ export class Connection {
     this.lastSent = 0;
     this.fatal = null;
     this.everWelcomed = false;
+    /** Where our table is run (`home`, 1.6), once told: connect there instead of `url`. */
+    this.home = null;
+    this.unreachable = new Set();
+    this.movedAt = 0;
     this.keepalive = setInterval(() => this._keepalive(), 5_000);
     addEventListener("online", () => this._reconnectSoon(0));
     // The device lost its network: say so now rather than when the keepalive notices.
@@ -161,11 +167,11 @@ export class Connection {
   /** The server ended this connection's session (a logout) and is closing it (4002): leave
    *  it now and say hello again at once, as a guest, rather than wait for that close while
    *  the player goes on (a login sent on the closing connection was lost). */
-  reconnectNow() {
+  reconnectNow(reason = "logged out") {
     const ws = this.ws;
     if (!ws) return;
     this.ws = null;
-    ws.close(1000, "logged out");
+    ws.close(1000, reason);
     this._lost(null);
     this._reconnectSoon(0);
   }
@@ -182,15 +188,19 @@ export class Connection {
     if (this.session.state === "closed") return;
     this._setStatus(this.everWelcomed ? "reconnecting" : "connecting");
     let ws;
+    const target = this.home ?? this.url;
+    let opened = false;
     try {
-      ws = new WebSocket(this.url);
+      ws = new WebSocket(target);
     } catch {
+      this._homeFailed(target);
       this._lost(null);
       return;
     }
     ws.binaryType = "arraybuffer";
     this.ws = ws;
     ws.onopen = () => {
+      opened = true;
       if (this.ws !== ws) return;
       performance.mark("aluette:ws-open");
       this.lastHeard = Date.now();
@@ -204,8 +214,41 @@ export class Connection {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      if (!opened) this._homeFailed(target);
       this._lost(ev.code);
     };
+  }
+
+  /** A home that could not be reached: back to the address we were given, for good. */
+  _homeFailed(target) {
+    if (this.home !== null && target === this.home) {
+      this.unreachable.add(this.home);
+      this.home = null;
+    }
+  }
+
+  /** The server says our table is run by the process at `url` (1.6, issue 32): leave this
+   *  socket and say hello there at once (the session resumes the table there), so one
+   *  process serves it. Only a websocket URL of this page's own host (the page may
+   *  connect nowhere else), not one that failed before or where we are, and at most
+   *  every HOME_EVERY_MS. */
+  goHome(url) {
+    let target;
+    try {
+      target = new URL(url);
+    } catch {
+      return false;
+    }
+    const now = Date.now();
+    if ((target.protocol !== "ws:" && target.protocol !== "wss:")
+      || target.host !== location.host || this.unreachable.has(target.href)
+      || target.href === (this.home ?? this.url) || (this.movedAt && now - this.movedAt < HOME_EVERY_MS)) {
+      return false;
+    }
+    this.movedAt = now;
+    this.home = target.href;
+    this.reconnectNow("to the table's home");
+    return true;
   }
 
   _lost(code) {
@@ -297,6 +340,9 @@ export class Connection {
         case "session_lost":
           save = true;
           this.onSessionLost();
+          break;
+        case "home":               // 1.6: one process serves the table
+          this.goHome(out.url);
           break;
         case "matched":            // play now (1.5): the table's head follows
           save = true;

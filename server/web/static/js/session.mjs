@@ -21,6 +21,7 @@
 //   {kind: "table_lost", table, code}           a refused resume: we are not there any more
 //   {kind: "session_lost"}                      the server forgot our token: new session
 //   {kind: "fatal", reason}                     do not reconnect by yourself
+//   {kind: "home", table, url}                  the table's process (1.6): may reconnect there
 
 import { decode, encode } from "./vendor/msgpack.mjs";
 
@@ -91,6 +92,7 @@ const SERVER_MESSAGES = {
   event: (m) => isText(m.table) && isInt(m.seq) && (m.event === null || m.event === undefined
     || (isObject(m.event) && isText(m.event.type))),
   matched: (m) => isText(m.table) && isInt(m.seat),
+  home: (m) => isText(m.table) && isText(m.url),
 };
 
 /** The server's frame as a map with a string `type`, or null (skip what we cannot read). */
@@ -222,6 +224,10 @@ export class ClientSession {
       s.seat = msg.seat;
       s.expectHead = true;
       return [{ kind: "matched", table: msg.table, seat: msg.seat, rated: msg.rated === true }];
+    }
+    if (msg.type === "home") {
+      // 1.6: the process that runs a table we are at; about any other, nothing to do.
+      return this.tables.has(msg.table) ? [{ kind: "home", table: msg.table, url: msg.url }] : [];
     }
     if (this.state === "hello_sent" && msg.id === this._helloId) return this._helloReply(msg);
     const id = msg.id;
