@@ -123,7 +123,7 @@ class Registry:
         gone = 0
         for tid in list(self.resting):
             table = self.tables.get(tid)
-            if table is None:
+            if table is None or table.owned:     # gone, or run here now (a takeover)
                 self.resting.discard(tid)
                 continue
             async with table.lock:

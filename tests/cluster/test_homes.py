@@ -20,6 +20,7 @@ from tests.server.netclient import NetClient
 from tests.server.test_health import http_get
 
 from .conftest import Fleet
+from .test_processes import owner_of
 
 
 async def advertised(fleet: Fleet, n: int) -> None:
@@ -148,3 +149,43 @@ async def test_the_client_moves_home_and_plays_there_and_the_other_process_rests
     finally:
         await bob.close()
         await ana.close()
+
+
+async def test_players_matched_on_a_process_that_does_not_run_their_table_are_told(
+        fleet: Fleet, redis_client: Any):
+    """Play now (issue 27) seats players wherever they are connected; those on a process
+    other than the table's are told its home after the ``matched`` and its head, the
+    others nothing."""
+    for _ in range(2):
+        port = free_port()
+        await fleet.start("--advertise-url", f"ws://127.0.0.1:{port}", "--queue-tick", "0.05",
+                          port=port)
+    clients = [await NetClient.open(fleet.url(i % 2), f"Q{i}") for i in range(4)]
+    try:
+        for i, c in enumerate(clients):       # registered players (what login does)
+            key = f"{fleet.key_prefix}:{{pl:{c.welcome['player_id']}}}:session"
+            await redis_client.hset(key, "account", f"q{i}")
+        await asyncio.gather(*(c.call("queue", rated=True, options={"deals": 1})
+                               for c in clients))
+        for c in clients:
+            await c.wait_until(lambda c=c: any(m["type"] == "matched" for m in c.messages),
+                               timeout=15)
+        (table,) = {m["table"] for c in clients for m in c.messages if m["type"] == "matched"}
+        owner = await owner_of(fleet, table)
+        # The matchmaker's news reaches a connection outside its command loop, so the
+        # home is waited for; the table's own process tells its players first (it made
+        # the table), so by then it has told them nothing, or would have.
+        elsewhere = [c for i, c in enumerate(clients) if i % 2 != owner]
+        for c in elsewhere:
+            await c.wait_until(lambda c=c: any(m["type"] == "home" for m in c.messages),
+                               timeout=15)
+            homes = await homes_after_a_ping(c)
+            assert homes == [{"type": "home", "table": table, "url": fleet.url(owner)}]
+            kinds = [m["type"] for m in c.messages]
+            assert kinds.index("home") > kinds.index("matched")
+        for c in clients:
+            if c not in elsewhere:
+                assert await homes_after_a_ping(c) == []
+    finally:
+        for c in clients:
+            await c.close()
