@@ -155,10 +155,12 @@ class Link:
         """The server says our table is run by the process at ``url`` (issue 32): leave
         this socket and say hello there, as :meth:`renew` does (the session then resumes
         the table there). Not to a URL that is not a websocket's, that could not be
-        reached before, where we are already, or more often than every ``HOME_EVERY_S``.
-        True if the move was begun."""
+        reached before, where we are already, from ``wss://`` to plain ``ws://`` (the token
+        would travel in clear), or more often than every ``HOME_EVERY_S``. True if the
+        move was begun."""
         now = asyncio.get_running_loop().time()
-        if (self.dead or self._closing or url in self._unreachable
+        downgrade = self.url.startswith("wss://") and not url.startswith("wss://")
+        if (self.dead or self._closing or url in self._unreachable or downgrade
                 or url == (self.home or self.url) or not url.startswith(("ws://", "wss://"))
                 or (self._moved_at and now - self._moved_at < HOME_EVERY_S)):
             return False
