@@ -504,6 +504,13 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         yardstick = (yardstick_before + yardstick_after) / 2
         keeper_failures = sum(log.read_text().count("cluster keeper failed")
                               for log in tmp.glob("server*.log"))
+        # What each process heard of the others' commits (``/healthz``), when each has a
+        # port of its own: following costs what it hears.
+        followed = [{k: body["cluster"][k] for k in ("events_heard", "event_gaps")}
+                    | {k: body[k] for k in ("tables", "owned_tables", "resting_tables")}
+                    for body in (json.loads(__import__("urllib.request").request.urlopen(
+                        f"http://127.0.0.1:{port}/healthz", timeout=30).read())
+                        for port in ports)] if apart else []
         stop_process(*servers)
         health = results[0]["health"]
         ack = [x for res in results for x in res["ack"]]
@@ -542,6 +549,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             "busy_refusals": dict(__import__("collections").Counter(
                 kind for res in results for kind in res["busy"])),
             "keeper_failures": keeper_failures,
+            "followed": followed,
             "ack_ms": {"p50": round(pct(ack, 0.5), 2), "p99": round(pct(ack, 0.99), 2)},
             "broadcast_ms": {"p50": round(pct(bcast, 0.5), 2),
                              "p99": round(pct(bcast, 0.99), 2),
