@@ -171,7 +171,8 @@ async def _route(hub: Hub, client: Client, cmd: protocol.Command) -> None:
     else:
         client.tables.discard(table.id)
     if watching and isinstance(cmd, HOMED):
-        await tell_home(hub.cluster, client, table.id)    # issue 32: after the head
+        # Issue 32: after the head.
+        await tell_home(hub.cluster, client, table.id, owned=table.owned)
     if not watching and not table.viewers:
         hub.lobby.registry.rest(table)          # issue 32: nobody here watches it now
     if known and watching and isinstance(cmd, protocol.Resume):

@@ -20,11 +20,13 @@ from .cluster import Cluster
 from .wire import Client
 
 
-async def tell_home(cluster: Cluster, client: Client, table_id: str) -> bool:
+async def tell_home(cluster: Cluster, client: Client, table_id: str, *,
+                    owned: bool) -> bool:
     """Send ``home`` to ``client`` if ``table_id`` is its only table and another live
-    process runs it; True if it was sent. Best effort: a store that does not answer
-    tells nothing (the player plays on where they are)."""
-    if not cluster.settings.advertise_url or client.tables != {table_id}:
+    process runs it; True if it was sent. ``owned``: this process runs it (nothing to
+    read: a join at a table made here costs no store call). Best effort: a store that
+    does not answer tells nothing (the player plays on where they are)."""
+    if owned or not cluster.settings.advertise_url or client.tables != {table_id}:
         return False
     try:
         url = await home_elsewhere(cluster, table_id)

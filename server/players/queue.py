@@ -341,4 +341,5 @@ class PlayNow:
             if conn not in table.viewers:
                 table.subscribe(conn)
             conn.tables.add(news.table)
-            await tell_home(self.lobby.cluster, conn, news.table)      # issue 32
+            await tell_home(self.lobby.cluster, conn, news.table,     # issue 32
+                            owned=table.owned)
