@@ -433,6 +433,22 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in out]
 
 
+def await_cluster(ports: list[int], timeout_s: float = 30.0) -> None:
+    """Until every process counts them all as live (``/healthz``): a process advertises
+    its address at its first beat, and another tells a player that address only once it
+    has seen that process beat, so players who came sooner would not be told (and would
+    play their first match spread, in the measured window at small sizes)."""
+    deadline = time.monotonic() + timeout_s
+    import urllib.request
+    while True:
+        counts = [json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz",
+                                                    timeout=30).read())["cluster"]["processes"]
+                  for port in ports]
+        if min(counts) >= len(ports) or time.monotonic() > deadline:
+            return
+        time.sleep(0.1)
+
+
 def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     """One measured run against ``processes`` server processes on a fresh store; the echo
     baseline is measured after the server has stopped (nothing else on the machine)."""
@@ -478,6 +494,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             echo.stdout.readline()
             return asyncio.run(idle_memory(url, pids, f"ws://127.0.0.1:{echo_port}",
                                            echo.pid, args.idle))
+        if apart:
+            await_cluster(ports)
         rss_idle = server_rss_kib(pids)
         yardstick_before = machine_ms()
         r = redis.Redis.from_url(store.connection_url)
