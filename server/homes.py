@@ -30,7 +30,7 @@ async def tell_home(cluster: Cluster, client: Client, table_id: str, *,
         return False
     try:
         url = await home_elsewhere(cluster, table_id)
-    except StorageUnavailable:
+    except (StorageUnavailable, ValueError):     # ValueError: a holder that is no id
         return False
     if url is None or not client.open:
         return False

@@ -91,6 +91,8 @@ class Registry:
             raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
         if table.id in self.resting:
             await self._wake(table)
+            if table.closed:          # its owner swept it while it rested here
+                raise CommandError(ErrorCode.NO_SUCH_TABLE, f"no table {table_id[:64]!r}")
         return table
 
     # ------------------------------------------------------------------ resting
