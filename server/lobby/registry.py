@@ -131,6 +131,13 @@ class Registry:
             async with table.lock:
                 if tid not in self.resting or table.owned or table.viewers:
                     continue                 # woken meanwhile, or run here now
+                # Its version, told once more: a commit this process made while it
+                # believed itself alone (another process just started, not yet seen
+                # beating) was not published, and the keeper's beacons for such commits
+                # go only to tables still held. Without it the owner missed a seat's
+                # disconnection and nobody played the seat (bench/soak.py, 2 runs in 2).
+                with contextlib.suppress(StorageUnavailable):
+                    await table.send_beacon()
                 self.let_go(table, tell=False)
                 gone += 1
         return gone
