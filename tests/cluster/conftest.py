@@ -38,6 +38,14 @@ class Fleet:
         return f"ws://127.0.0.1:{self.ports[i]}"
 
 
+async def registered(fleet: Fleet, redis_client: Any, clients: list[Any], tag: str) -> None:
+    """Mark each client's session as an account's (what a login does), for a rated queue:
+    account ``<tag><i>``."""
+    for i, c in enumerate(clients):
+        key = f"{fleet.key_prefix}:{{pl:{c.welcome['player_id']}}}:session"
+        await redis_client.hset(key, "account", f"{tag}{i}")
+
+
 @pytest.fixture
 async def fleet(redis_url: str, key_prefix: str, redis_client: Any
                 ) -> AsyncIterator[Fleet]:

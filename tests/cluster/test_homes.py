@@ -19,7 +19,7 @@ from tests.durability.conftest import free_port
 from tests.server.netclient import NetClient
 from tests.server.test_health import http_get
 
-from .conftest import Fleet
+from .conftest import Fleet, registered
 from .test_processes import owner_of
 
 
@@ -162,9 +162,7 @@ async def test_players_matched_on_a_process_that_does_not_run_their_table_are_to
                           port=port)
     clients = [await NetClient.open(fleet.url(i % 2), f"Q{i}") for i in range(4)]
     try:
-        for i, c in enumerate(clients):       # registered players (what login does)
-            key = f"{fleet.key_prefix}:{{pl:{c.welcome['player_id']}}}:session"
-            await redis_client.hset(key, "account", f"q{i}")
+        await registered(fleet, redis_client, clients, "q")
         await asyncio.gather(*(c.call("queue", rated=True, options={"deals": 1})
                                for c in clients))
         for c in clients:

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.server.netclient import NetClient
 
-from .conftest import Fleet
+from .conftest import Fleet, registered
 
 
 async def test_two_processes_share_one_queue_without_seating_anyone_twice(
@@ -17,9 +17,7 @@ async def test_two_processes_share_one_queue_without_seating_anyone_twice(
         await fleet.start("--queue-tick", "0.05")
     clients = [await NetClient.open(fleet.url(i % 2), f"P{i}") for i in range(12)]
     try:
-        for i, c in enumerate(clients):       # registered players (what login does)
-            key = f"{fleet.key_prefix}:{{pl:{c.welcome['player_id']}}}:session"
-            await redis_client.hset(key, "account", f"p{i}")
+        await registered(fleet, redis_client, clients, "p")
         # Everyone asks at once, on both processes: three tables' worth.
         await asyncio.gather(*(c.call("queue", rated=True, options={"deals": 1})
                                for c in clients))

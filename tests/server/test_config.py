@@ -69,3 +69,22 @@ def test_bad_environment_values_and_leases_are_refused(
             parse_settings(argv, environ={})
         assert "must be" in capsys.readouterr().err
     assert parse_settings(["--lease-ttl", "2", "--lease-renew", "1.5"], environ={}).lease_ttl_s == 2
+
+
+def test_an_advertised_url_must_be_a_websockets_and_name_one_process(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32 (a table's home, protocol 1.6): the URL told to players must be one they
+    can reconnect to, and must name this very process, which ``--workers`` (one port for
+    all) cannot."""
+    for argv in (["--advertise-url", "http://cards.example/"],
+                 ["--advertise-url", "wss://cards.example/" + "x" * 600],
+                 ["--advertise-url", "wss://cards example/"]):
+        with pytest.raises(SystemExit):
+            parse_settings(argv, environ={})
+        assert "--advertise-url must be a ws:// or wss:// URL" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_settings(["--advertise-url", "wss://cards.example/?home=s1", "--workers", "2"],
+                       environ={})
+    assert "--advertise-url names one process" in capsys.readouterr().err
+    ok = parse_settings([], environ={"ALUETTE_ADVERTISE_URL": "wss://cards.example/?home=s1"})
+    assert ok.advertise_url == "wss://cards.example/?home=s1"

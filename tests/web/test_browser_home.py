@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.cluster.conftest import Fleet
+from tests.cluster.test_homes import health
 from tests.durability.conftest import free_port
 from tests.server.netclient import NetClient
-from tests.server.test_health import http_get
 
 from .test_browser import WAIT_MS, Player, sit
 
@@ -66,12 +66,6 @@ class Router:
 
     async def close(self) -> None:
         self.server.close()
-
-
-async def health(port: int) -> dict[str, Any]:
-    status, body = await http_get(port, "/healthz")
-    assert status == 200
-    return body
 
 
 async def test_the_page_moves_to_its_tables_home_and_plays_there(
