@@ -3,7 +3,7 @@
     python bench/load.py --tables 100 [--pace human|full] [--bots] [--processes N]
                          [--seconds 60] [--client-processes K] [--appendfsync everysec]
                          [--compare-processes N] [--event-loop asyncio|uvloop]
-                         [--compare-event-loops] [--affinity] [--homes]
+                         [--compare-event-loops] [--affinity] [--homes] [--unshared]
 
 Starts a Valkey store (append-only, fsync on every write: the embedded store's default;
 ``--appendfsync everysec`` for a control run that shows what the disk costs),
@@ -47,6 +47,13 @@ rate, in the same run. Prints one JSON object:
   match starts. ``moves`` counts them. What the product does, where ``--affinity``
   imagines it. A group of four stays together from match to match, so the moves are made
   at each group's first table, in the ramp-up;
+- with ``--unshared`` (and more than one process): placed as ``--affinity`` places them, but
+  each process has a key prefix of its own on the one store, so none sees another (no
+  lease, no publish, no subscription, no read-back): N lone servers that share only the
+  machine and the store process. The control for ``--compare-processes``: what splitting
+  the same load over N processes costs here with no coordination at all (smaller batches
+  per event-loop turn, more processes to schedule on the same cores), which no cluster
+  design can go under;
 - ``errors``/``error_codes``, and apart from them ``busy_refusals``: new sessions and new
   tables refused by admission control (``server_busy``), each retried after the
   ``retry_after_ms`` the server gave, as a client should.
@@ -460,8 +467,9 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
     store.start(timeout=30)
     # --affinity: one server process per port, each table's players on one of them;
     # otherwise one port, --workers processes sharing it.
-    apart = (args.affinity or args.homes) and processes > 1
+    apart = (args.affinity or args.homes or args.unshared) and processes > 1
     homes = args.homes and processes > 1
+    unshared = args.unshared and processes > 1
     ports = [free_port() for _ in range(processes if apart else 1)]
     echo_port = free_port()
     servers: list[subprocess.Popen[str]] = []
@@ -477,7 +485,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                  "--max-tables-per-address", "100000", "--max-connections", "100000",
                  "--max-connections-per-address", "100000", "--new-sessions-per-minute",
                  "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000",
-                 *(["--advertise-url", f"ws://127.0.0.1:{port}"] if homes else [])],
+                 *(["--advertise-url", f"ws://127.0.0.1:{port}"] if homes else []),
+                 *(["--key-prefix", f"aluette-alone{n}"] if unshared else [])],
                 tmp / f"server{n or ''}.log"))
         urls = [f"ws://127.0.0.1:{port}" for port in ports]
         url = urls[0]
@@ -494,7 +503,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             echo.stdout.readline()
             return asyncio.run(idle_memory(url, pids, f"ws://127.0.0.1:{echo_port}",
                                            echo.pid, args.idle))
-        if apart:
+        if apart and not unshared:
             await_cluster(ports)
         rss_idle = server_rss_kib(pids)
         yardstick_before = machine_ms()
@@ -554,7 +563,7 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             "tables": args.tables,
             "tables_playing_at_start": sum(res["started_in_time"] for res in results),
             "connections": conns, "processes": processes, "event_loop": args.event_loop,
-            "affinity": apart and not homes, "homes": homes,
+            "affinity": apart and not (homes or unshared), "homes": homes, "unshared": unshared,
             "moves": {part: sum(res["moves"][part] for res in results)
                       for part in ("ramp_up", "measured")},
             "pace": args.pace, "appendfsync": args.appendfsync, "bots": args.bots,
@@ -640,7 +649,13 @@ def main() -> None:
                     help="with several processes: one port each, each advertising its URL; "
                     "players connect at random and move to their table's home when told "
                     "(protocol 1.6)")
+    ap.add_argument("--unshared", action="store_true",
+                    help="with several processes: placed as --affinity, but each process "
+                    "with a key prefix of its own, so none sees another (the control: what "
+                    "splitting the load costs with no coordination at all)")
     args = ap.parse_args()
+    if sum((args.affinity, args.homes, args.unshared)) > 1:
+        ap.error("--affinity, --homes and --unshared are three placements: choose one")
     if args.compare_event_loops:
         runs = {loop: run(argparse.Namespace(**{**vars(args), "event_loop": loop}),
                           args.processes) for loop in ("asyncio", "uvloop")}
