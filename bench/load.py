@@ -21,9 +21,13 @@ rate, in the same run. Prints one JSON object:
 - ``rss_kib_per_connection``: the servers' memory per idle connection;
 - ``redis_calls_per_command``: store calls per accepted command (INFO commandstats);
 - ``server_cpu_ms_per_command`` and ``store_cpu_ms_per_command``: CPU time (user + system)
-  the server processes, and the store, used per accepted command over the run: the figure
-  that holds on a shared, noisy machine where throughput does not; ``server_cpu_ms_per_play``
-  the same CPU over the plays alone;
+  the server processes, and the store, used per accepted command over the measured window
+  (from the moment the last client process opens its window, to the end of the run, the
+  players' leaving included): the figure that holds on a shared, noisy machine where
+  throughput does not; ``server_cpu_ms_per_play`` the same CPU over the plays alone;
+  ``ramp_up_server_cpu_s`` the servers' CPU before the window (connections, hellos, tables
+  made and seated, and with ``--homes`` the moves). Until 2026-12-05 the ramp-up was
+  counted in the window's CPU (BENCHMARKS.md says which figures);
 - ``machine_ms``: the CPU a fixed pure-Python yardstick takes here, before and after the
   run (``benchlib.machine_ms``), and ``server_cpu_per_play_in_machine_units``: the CPU per
   play divided by it. On this shared machine one day's run measured 0.37 ms per play and
@@ -195,10 +199,13 @@ class Player:
 
 
 async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bots: bool,
-                     seed: int, ramp_per_s: float, homes: bool = False) -> dict[str, Any]:
+                     seed: int, ramp_per_s: float, homes: bool = False,
+                     opened: Any = None) -> dict[str, Any]:
     """One client process: ``tables`` tables, each in a loop of one-deal matches; table
     ``i``'s players all connect to ``urls[i % len(urls)]`` (``homes``: each player to one
-    at random, then where ``home`` sends them)."""
+    at random, then where ``home`` sends them). ``opened`` (a queue shared with the
+    parent) is told when the measured window opens here, so the parent starts counting
+    the servers' CPU then, not at the ramp-up."""
     url = urls[0]
     random.seed(seed)
     stats: dict[str, list[Any]] = {"ack": [], "recv": [], "errors": [], "by_kind": [],
@@ -288,6 +295,8 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
     stats["busy"].clear()
     moves_in_ramp = len(stats["moves"])
     stats["moves"].clear()
+    if opened is not None:
+        opened.put(seed)
     for p in players:
         tasks.append(asyncio.ensure_future(p.play_forever(stop)))
     t0 = time.perf_counter()
@@ -317,7 +326,7 @@ async def run_tables(urls: list[str], tables: int, seconds: float, pace: str, bo
             "connections": len(players)}
 
 
-def _client_main(args: tuple[list[str], int, float, str, bool, int, float, bool]
+def _client_main(args: tuple[list[str], int, float, str, bool, int, float, bool, Any]
                  ) -> dict[str, Any]:
     return asyncio.run(run_tables(*args))
 
@@ -485,6 +494,9 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                  "--max-tables-per-address", "100000", "--max-connections", "100000",
                  "--max-connections-per-address", "100000", "--new-sessions-per-minute",
                  "1000000", "--rate-per-second", "1000000", "--rate-burst", "1000000",
+                 # Every client here shares one address: a move's resume must not wait
+                 # for the per-address pace meant for strangers (5 a second).
+                 "--resumes-per-address", "0",
                  *(["--advertise-url", f"ws://127.0.0.1:{port}"] if homes else []),
                  *(["--key-prefix", f"aluette-alone{n}"] if unshared else [])],
                 tmp / f"server{n or ''}.log"))
@@ -508,20 +520,27 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
         rss_idle = server_rss_kib(pids)
         yardstick_before = machine_ms()
         r = redis.Redis.from_url(store.connection_url)
-        stats_before = {k: v["calls"] for k, v in r.info("commandstats").items()}
-        calls_before = sum(stats_before.values())
         store_pid = int(r.info("server")["process_id"])
-        cpu_before, store_cpu_before = cpu_seconds(pids), cpu_seconds([store_pid])
+        ramp_cpu_before = cpu_seconds(pids)
         conns = args.tables * (1 if args.bots else 4)
         k = args.client_processes or max(1, (conns + 999) // 1000)
         per = [args.tables // k + (1 if i < args.tables % k else 0) for i in range(k)]
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(k) as pool:
+        with ctx.Manager() as manager, ctx.Pool(k) as pool:
+            opened = manager.Queue()
             pending = pool.map_async(_client_main, [
-                (urls, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k, homes)
+                (urls, n, args.seconds, args.pace, args.bots, i, RAMP_TABLES_PER_S / k, homes,
+                 opened)
                 for i, n in enumerate(per)])
-            time.sleep(args.tables / RAMP_TABLES_PER_S + 3)   # everyone connected
-            rss_loaded = server_rss_kib(pids)
+            # The servers' CPU and the store's calls count from the moment the last
+            # client process opens its measured window: the ramp-up (connections, hellos,
+            # seating, and with --homes the moves) is reported apart (ramp_up_server_cpu_s).
+            for _ in range(k):
+                opened.get(timeout=120 + args.tables / RAMP_TABLES_PER_S)
+            stats_before = {k: v["calls"] for k, v in r.info("commandstats").items()}
+            calls_before = sum(stats_before.values())
+            cpu_before, store_cpu_before = cpu_seconds(pids), cpu_seconds([store_pid])
+            rss_loaded = server_rss_kib(pids)              # everyone connected
             results = pending.get(timeout=args.seconds + 600 + args.tables / RAMP_TABLES_PER_S)
         stats_after = {k: v["calls"] for k, v in r.info("commandstats").items()}
         calls = sum(stats_after.values()) - calls_before
@@ -592,6 +611,9 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                   round((n - stats_before.get(k, 0)) / max(1, commands), 2))
                  for k, n in stats_after.items()), key=lambda kv: -kv[1])[:10]),
             "server_cpu_ms_per_command": round(1000 * server_cpu / max(1, commands), 3),
+            # Before the measured window: every connection, hello, table made and seated,
+            # and with --homes the moves.
+            "ramp_up_server_cpu_s": round(cpu_before - ramp_cpu_before, 2),
             # Everything the server did over the run, shared out over the plays alone
             # (at full pace nine commands in ten are plays).
             "server_cpu_ms_per_play": round(1000 * server_cpu / max(1, plays), 3),
