@@ -552,7 +552,8 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
                               for log in tmp.glob("server*.log"))
         # What each process heard of the others' commits (``/healthz``), when each has a
         # port of its own: following costs what it hears.
-        followed = [{k: body["cluster"][k] for k in ("events_heard", "event_gaps")}
+        followed = [{k: body["cluster"][k] for k in ("processes", "events_heard",
+                                                      "event_gaps")}
                     | {k: body[k] for k in ("tables", "owned_tables", "resting_tables")}
                     for body in (json.loads(__import__("urllib.request").request.urlopen(
                         f"http://127.0.0.1:{port}/healthz", timeout=30).read())

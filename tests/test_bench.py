@@ -108,3 +108,23 @@ def test_second_process_cost_is_a_ratio_not_a_time(tmp_path: Path) -> None:
     assert sum(p["resting_tables"] for p in homes["many"]["followed"]) > 0
     assert homes["cpu_per_command_ratio"] <= spread["cpu_per_command_ratio"] - 0.1, (
         homes["cpu_per_command_ratio"], spread["cpu_per_command_ratio"])
+
+
+def test_unshared_processes_see_nothing_of_each_other(tmp_path: Path) -> None:
+    """``--unshared`` is the control for the two-process ratio (issue 32): N processes on
+    one store, each with a key prefix of its own, so that what they cost over one process
+    is the cost of splitting the load alone (smaller batches, more processes on the same
+    cores), with no coordination to pay for. It is a control only if each process counts
+    itself alone and hears no commit at all."""
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "4",
+                          "--pace", "full", "--seconds", "3", "--processes", "2",
+                          "--unshared"],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    figures = json.loads(run.stdout)
+    assert figures["unshared"] is True and figures["affinity"] is False
+    assert figures["errors"] == 0 and figures["commands"] > 50
+    assert [p["processes"] for p in figures["followed"]] == [1, 1]
+    assert [p["events_heard"] for p in figures["followed"]] == [0, 0]
+    # Each process ran its own half of the tables: both played.
+    assert all(p["owned_tables"] > 0 for p in figures["followed"])
