@@ -74,6 +74,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import queue
 import random
 import subprocess
 import sys
@@ -535,9 +536,20 @@ def run(args: argparse.Namespace, processes: int) -> dict[str, Any]:
             # The servers' CPU and the store's calls count from the moment the last
             # client process opens its measured window: the ramp-up (connections, hellos,
             # seating, and with --homes the moves) is reported apart (ramp_up_server_cpu_s).
-            for _ in range(k):
-                opened.get(timeout=120 + args.tables / RAMP_TABLES_PER_S)
-            stats_before = {k: v["calls"] for k, v in r.info("commandstats").items()}
+            deadline = time.monotonic() + 120 + args.tables / RAMP_TABLES_PER_S
+            waiting = k
+            while waiting:
+                try:
+                    opened.get(timeout=1)
+                    waiting -= 1
+                except queue.Empty:
+                    if pending.ready():
+                        pending.get()    # a client process ended before its window: why
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("the clients' measured windows did not open") \
+                            from None
+            stats_before = {name: v["calls"]
+                            for name, v in r.info("commandstats").items()}
             calls_before = sum(stats_before.values())
             cpu_before, store_cpu_before = cpu_seconds(pids), cpu_seconds([store_pid])
             rss_loaded = server_rss_kib(pids)              # everyone connected
