@@ -324,10 +324,13 @@ async def scrape(url: str) -> dict[str, Any]:
     return out
 
 
+async def key_names(store: aioredis.Redis, prefix: str) -> list[str]:
+    """The store's keys under the run's prefix (SCAN leaves out keys already expired)."""
+    return sorted([k.decode() async for k in store.scan_iter(match=f"{prefix}:*", count=2000)])
+
+
 async def store_figures(store: aioredis.Redis, prefix: str) -> dict[str, float]:
-    keys = 0
-    async for _ in store.scan_iter(match=f"{prefix}:*", count=2000):
-        keys += 1
+    keys = len(await key_names(store, prefix))
     info = await store.info("memory")
     return {"keys": keys, "used_mib": round(int(info["used_memory"]) / 2**20, 2)}
 
@@ -341,8 +344,7 @@ async def keys_after_their_lifetimes(store: aioredis.Redis, prefix: str, before:
     something renews for ever, stays, and the run fails whatever its pace was."""
     started = time.monotonic()
     while True:
-        names = sorted([k.decode() async for k in store.scan_iter(match=f"{prefix}:*",
-                                                                   count=2000)])
+        names = await key_names(store, prefix)
         expired = len(names) <= before + KEPT_ONCE_PER_STORE
         if expired or time.monotonic() - started >= longest + 15:
             break
